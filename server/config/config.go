@@ -1,0 +1,132 @@
+// Package config reads the server's configuration from environment
+// variables. Every variable, its default and its meaning is listed in Config
+// and in the README.
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Config is the whole runtime configuration.
+type Config struct {
+	// Addr is the listen address (ADDR, default ":8080").
+	Addr string
+	// BaseURL is the public origin without a trailing slash (BASE_URL,
+	// default "http://localhost:8080"). Every absolute URL the server
+	// writes starts with it.
+	BaseURL string
+	// DatabaseURL names the database (DATABASE_URL): "sqlite:PATH"
+	// (default "sqlite:data/studyloop.db") or a postgres:// URL.
+	DatabaseURL string
+	// LogLevel is debug, info, warn or error (LOG_LEVEL, default info).
+	LogLevel string
+	// ShutdownTimeout bounds how long in-flight requests may take to finish
+	// after SIGINT or SIGTERM (SHUTDOWN_TIMEOUT, default 15s).
+	ShutdownTimeout time.Duration
+	// AllowedHosts are extra host names (besides BaseURL's) that requests to
+	// /mcp may name in Host or Origin (ALLOWED_HOSTS, comma-separated).
+	AllowedHosts []string
+	// RegisterRateLimit is how many client registrations one IP may make per
+	// hour (REGISTER_RATE_LIMIT, default 20).
+	RegisterRateLimit int
+	// AccessTokenTTL is the lifetime of access tokens (ACCESS_TOKEN_TTL,
+	// default 1h).
+	AccessTokenTTL time.Duration
+	// RefreshTokenTTL is the lifetime of refresh tokens (REFRESH_TOKEN_TTL,
+	// default 720h, thirty days).
+	RefreshTokenTTL time.Duration
+	// Workers is the number of study-processing workers in this process
+	// (WORKERS, default 1; 0 disables processing here).
+	Workers int
+}
+
+// FromEnv builds a Config from getenv, applying defaults and validating.
+func FromEnv(getenv func(string) string) (Config, error) {
+	c := Config{
+		Addr:              or(getenv("ADDR"), ":8080"),
+		BaseURL:           strings.TrimRight(or(getenv("BASE_URL"), "http://localhost:8080"), "/"),
+		DatabaseURL:       or(getenv("DATABASE_URL"), "sqlite:data/studyloop.db"),
+		LogLevel:          or(getenv("LOG_LEVEL"), "info"),
+		ShutdownTimeout:   15 * time.Second,
+		RegisterRateLimit: 20,
+		AccessTokenTTL:    time.Hour,
+		RefreshTokenTTL:   30 * 24 * time.Hour,
+		Workers:           1,
+	}
+	var errs []string
+	u, err := url.Parse(c.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" {
+		errs = append(errs, fmt.Sprintf("BASE_URL %q must be an http or https origin such as https://studyloop.example", c.BaseURL))
+	}
+	if v := getenv("ALLOWED_HOSTS"); v != "" {
+		for _, h := range strings.Split(v, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				c.AllowedHosts = append(c.AllowedHosts, strings.ToLower(h))
+			}
+		}
+	}
+	durations := []struct {
+		name string
+		dst  *time.Duration
+	}{
+		{"SHUTDOWN_TIMEOUT", &c.ShutdownTimeout},
+		{"ACCESS_TOKEN_TTL", &c.AccessTokenTTL},
+		{"REFRESH_TOKEN_TTL", &c.RefreshTokenTTL},
+	}
+	for _, d := range durations {
+		if v := getenv(d.name); v != "" {
+			parsed, err := time.ParseDuration(v)
+			if err != nil || parsed <= 0 {
+				errs = append(errs, fmt.Sprintf("%s %q must be a positive duration such as 90s or 2h", d.name, v))
+				continue
+			}
+			*d.dst = parsed
+		}
+	}
+	ints := []struct {
+		name string
+		dst  *int
+	}{
+		{"REGISTER_RATE_LIMIT", &c.RegisterRateLimit},
+		{"WORKERS", &c.Workers},
+	}
+	for _, n := range ints {
+		if v := getenv(n.name); v != "" {
+			var parsed int
+			if _, err := fmt.Sscanf(v, "%d", &parsed); err != nil || parsed < 0 {
+				errs = append(errs, fmt.Sprintf("%s %q must be a whole number, 0 or more", n.name, v))
+				continue
+			}
+			*n.dst = parsed
+		}
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Sprintf("LOG_LEVEL %q must be debug, info, warn or error", c.LogLevel))
+	}
+	if !strings.HasPrefix(c.DatabaseURL, "sqlite:") && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		errs = append(errs, fmt.Sprintf("DATABASE_URL must start with sqlite: or postgres://"))
+	}
+	if len(errs) > 0 {
+		return Config{}, fmt.Errorf("config: %s", strings.Join(errs, "; "))
+	}
+	return c, nil
+}
+
+// Secure reports whether the public origin is HTTPS, so that cookies must be
+// marked Secure.
+func (c Config) Secure() bool { return strings.HasPrefix(c.BaseURL, "https://") }
+
+// MCPResource is the canonical URL of the MCP protected resource.
+func (c Config) MCPResource() string { return c.BaseURL + "/mcp" }
+
+func or(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}

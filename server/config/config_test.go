@@ -1,0 +1,68 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestFromEnvDefaults(t *testing.T) {
+	c, err := FromEnv(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != ":8080" || c.BaseURL != "http://localhost:8080" || c.DatabaseURL != "sqlite:data/studyloop.db" {
+		t.Fatalf("defaults = %+v", c)
+	}
+	if c.AccessTokenTTL != time.Hour || c.RefreshTokenTTL != 720*time.Hour || c.RegisterRateLimit != 20 {
+		t.Fatalf("defaults = %+v", c)
+	}
+	if c.Secure() {
+		t.Fatal("http base URL reported secure")
+	}
+}
+
+func TestFromEnv(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		wantErr string
+		check   func(t *testing.T, c Config)
+	}{
+		{"trailing slash trimmed", map[string]string{"BASE_URL": "https://study.example/"}, "", func(t *testing.T, c Config) {
+			if c.BaseURL != "https://study.example" || !c.Secure() || c.MCPResource() != "https://study.example/mcp" {
+				t.Errorf("got %q", c.BaseURL)
+			}
+		}},
+		{"base url with path", map[string]string{"BASE_URL": "https://study.example/app"}, "BASE_URL", nil},
+		{"base url ftp", map[string]string{"BASE_URL": "ftp://x"}, "BASE_URL", nil},
+		{"bad duration", map[string]string{"ACCESS_TOKEN_TTL": "soon"}, "ACCESS_TOKEN_TTL", nil},
+		{"bad int", map[string]string{"WORKERS": "-1"}, "WORKERS", nil},
+		{"bad db", map[string]string{"DATABASE_URL": "mysql://x"}, "DATABASE_URL", nil},
+		{"bad level", map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL", nil},
+		{"allowed hosts", map[string]string{"ALLOWED_HOSTS": "A.example, b.example,"}, "", func(t *testing.T, c Config) {
+			if strings.Join(c.AllowedHosts, "|") != "a.example|b.example" {
+				t.Errorf("AllowedHosts = %q", c.AllowedHosts)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := FromEnv(env(tt.env))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want mention of %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, c)
+		})
+	}
+}

@@ -1,0 +1,94 @@
+// Package store is the service's storage: one bun database that is either an
+// embedded SQLite file (pure Go, the default) or PostgreSQL, with the
+// migrations that shape it. The same code and migrations serve both
+// dialects; methods speak in the domain types of package studyloop.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/driver/pgdriver"
+	"github.com/uptrace/bun/driver/sqliteshim"
+	"github.com/uptrace/bun/migrate"
+
+	"github.com/studyloop/studyloop/server/store/migrations"
+)
+
+// DB is an open database.
+type DB struct {
+	*bun.DB
+}
+
+// Open connects to the database named by url: "sqlite:PATH" (the directory
+// is created when missing) or a postgres:// URL. It does not migrate.
+func Open(ctx context.Context, url string) (*DB, error) {
+	var db *bun.DB
+	switch {
+	case strings.HasPrefix(url, "sqlite:"):
+		path := strings.TrimPrefix(url, "sqlite:")
+		if path == "" {
+			return nil, errors.New("store: sqlite: needs a file path, as in sqlite:data/studyloop.db")
+		}
+		if dir := filepath.Dir(path); dir != "." {
+			if err := os.MkdirAll(dir, 0o750); err != nil {
+				return nil, fmt.Errorf("store: %w", err)
+			}
+		}
+		dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		sqldb, err := sql.Open(sqliteshim.ShimName, dsn)
+		if err != nil {
+			return nil, fmt.Errorf("store: open sqlite: %w", err)
+		}
+		sqldb.SetMaxOpenConns(8)
+		sqldb.SetConnMaxIdleTime(5 * time.Minute)
+		db = bun.NewDB(sqldb, sqlitedialect.New())
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(url)))
+		sqldb.SetMaxOpenConns(16)
+		db = bun.NewDB(sqldb, pgdialect.New())
+	default:
+		return nil, errors.New("store: DATABASE_URL must start with sqlite: or postgres://")
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: connect: %w", err)
+	}
+	return &DB{DB: db}, nil
+}
+
+// IsPostgres reports whether the database is PostgreSQL.
+func (db *DB) IsPostgres() bool { return db.Dialect().Name() == dialect.PG }
+
+// Migrate brings the schema up to date and returns the names of the
+// migrations it applied. Concurrent callers on PostgreSQL are serialised
+// by the migrator's lock.
+func (db *DB) Migrate(ctx context.Context) ([]string, error) {
+	m := migrate.NewMigrator(db.DB, migrations.Migrations, migrate.WithMarkAppliedOnSuccess(true))
+	if err := m.Init(ctx); err != nil {
+		return nil, fmt.Errorf("store: init migrations: %w", err)
+	}
+	if err := m.Lock(ctx); err != nil {
+		return nil, fmt.Errorf("store: lock migrations: %w", err)
+	}
+	defer m.Unlock(ctx) //nolint:errcheck
+	group, err := m.Migrate(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: migrate: %w", err)
+	}
+	var names []string
+	for _, mig := range group.Migrations {
+		names = append(names, mig.Name)
+	}
+	return names, nil
+}

@@ -1,0 +1,84 @@
+package studyloop
+
+import (
+	"context"
+	"time"
+)
+
+// Study is a body of study material and what was made from it.
+type Study struct {
+	ID        string // opaque, e.g. "st_..."; never a sequential number
+	UserID    int64
+	Title     string
+	Status    StudyStatus
+	Reason    string // why processing failed, in words a person can read
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	// Counts, filled once the study is ready.
+	TopicCount    int
+	QuestionCount int
+}
+
+// QuestionType is the kind of a practice question.
+type QuestionType string
+
+// The question types the generators produce.
+const (
+	QuestionCloze          QuestionType = "cloze"           // a key sentence with a keyphrase blanked
+	QuestionShortAnswer    QuestionType = "short_answer"    // "What is X?" from definitions
+	QuestionTermDefinition QuestionType = "term_definition" // pairs from lists and tables
+	QuestionMultipleChoice QuestionType = "multiple_choice" // answer plus three distractors
+)
+
+// Span is a byte range [Start, End) of a study's source text.
+type Span struct {
+	Start, End int
+}
+
+// Topic is one subject within a study. Topics nest: Parent is the index of
+// the parent topic in the same extraction, or -1 for a top-level topic.
+type Topic struct {
+	ID     int64 // set by storage
+	Parent int
+	Title  string
+	Span   Span
+}
+
+// Question is a practice question generated from a study.
+type Question struct {
+	ID      int64 // set by storage
+	Topic   int   // index into Extraction.Topics
+	Type    QuestionType
+	Prompt  string
+	Answer  string
+	Choices []string // multiple choice only: four options, one equal to Answer
+	Source  Span     // where in the text the question came from
+}
+
+// Extraction is everything a Generator makes of one study text.
+type Extraction struct {
+	Topics    []Topic
+	Questions []Question
+}
+
+// Generator turns study text into topics and questions. The offline
+// generator is the default; another (for example a hosted language model)
+// can be added behind the same interface.
+type Generator interface {
+	Generate(ctx context.Context, title, text string) (Extraction, error)
+}
+
+type userKey struct{}
+
+// ContextWithUserID returns ctx carrying the id of the signed-in or
+// token-authenticated user.
+func ContextWithUserID(ctx context.Context, userID int64) context.Context {
+	return context.WithValue(ctx, userKey{}, userID)
+}
+
+// UserIDFromContext returns the user id stored by ContextWithUserID, or
+// false when the request carries no user.
+func UserIDFromContext(ctx context.Context) (int64, bool) {
+	id, ok := ctx.Value(userKey{}).(int64)
+	return id, ok
+}
