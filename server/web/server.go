@@ -1,0 +1,36 @@
+// Package web is the HTTP surface of Studyloop: one constructor, NewServer,
+// assembles every route (listed in routes.go) and the middleware around
+// them. Handlers are made by small maker functions that take exactly what
+// they use.
+package web
+
+import (
+	"io/fs"
+	"log/slog"
+	"net/http"
+
+	"github.com/studyloop/studyloop/server/config"
+	"github.com/studyloop/studyloop/server/store"
+)
+
+// Deps is everything the HTTP surface needs. Every field is required unless
+// its comment says otherwise.
+type Deps struct {
+	Config config.Config
+	Logger *slog.Logger
+	DB     *store.DB
+	// Site is the built Hugo output (build.Site()).
+	Site fs.FS
+}
+
+// NewServer returns the whole service as one http.Handler.
+func NewServer(d Deps) (http.Handler, error) {
+	mux := http.NewServeMux()
+	if err := addRoutes(mux, d); err != nil {
+		return nil, err
+	}
+	var h http.Handler = mux
+	h = recoverPanics(d.Logger, h)
+	h = logRequests(d.Logger, h)
+	return h, nil
+}
