@@ -48,6 +48,7 @@ type Topic struct {
 type Question struct {
 	ID      int64 // set by storage
 	Topic   int   // index into Extraction.Topics
+	TopicID int64 // set by storage: the stored topic's ID
 	Type    QuestionType
 	Prompt  string
 	Answer  string
