@@ -1,0 +1,90 @@
+// Package mastery turns FSRS card states and answer histories into the
+// mastery figures students and agents see: per-topic scores, attempts,
+// streaks, next reviews and state counts, and their question-weighted
+// totals per study and across studies. Its functions are pure: everything,
+// the current time included, is passed in.
+package mastery
+
+import (
+	"time"
+
+	"github.com/studyloop/studyloop/server/fsrs"
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// Cards returns the figures of a set of questions, one card each (the zero
+// card for a question never answered), at time now. Attempts is left 0:
+// answers are counted from the review log.
+func Cards(s *fsrs.Scheduler, cards []fsrs.Card, now time.Time) studyloop.MasteryFigures {
+	var f studyloop.MasteryFigures
+	var sum float64
+	horizon := now.Add(studyloop.MasteryHorizon)
+	for _, c := range cards {
+		f.Questions++
+		switch c.State {
+		case fsrs.New:
+			f.New++
+			continue
+		case fsrs.Learning, fsrs.Relearning:
+			f.Learning++
+		case fsrs.Review:
+			f.Review++
+		}
+		sum += s.Retrievability(c, horizon)
+		if !c.Due.After(now) {
+			f.DueNow++
+		}
+		if f.NextReview == nil || c.Due.Before(*f.NextReview) {
+			due := c.Due
+			f.NextReview = &due
+		}
+	}
+	if f.Questions > 0 {
+		f.Score = clamp01(sum / float64(f.Questions))
+	}
+	return f
+}
+
+// Combine adds up parts (topics of a study, or studies): counts and
+// attempts are summed, the score is weighted by question count, and the
+// next review is the earliest.
+func Combine(parts ...studyloop.MasteryFigures) studyloop.MasteryFigures {
+	var f studyloop.MasteryFigures
+	var weighted float64
+	for _, p := range parts {
+		weighted += p.Score * float64(p.Questions)
+		f.Questions += p.Questions
+		f.Attempts += p.Attempts
+		f.DueNow += p.DueNow
+		f.New += p.New
+		f.Learning += p.Learning
+		f.Review += p.Review
+		if p.NextReview != nil && (f.NextReview == nil || p.NextReview.Before(*f.NextReview)) {
+			next := *p.NextReview
+			f.NextReview = &next
+		}
+	}
+	if f.Questions > 0 {
+		f.Score = clamp01(weighted / float64(f.Questions))
+	}
+	return f
+}
+
+// Streak follows a run of answers in the order they were given. Answers
+// rated Hard or better extend the run; Again ends it.
+type Streak struct {
+	Current int // the run ending at the latest answer
+	Best    int // the longest run
+}
+
+// Add records the next answer.
+func (s *Streak) Add(r fsrs.Rating) {
+	if !r.Passed() {
+		s.Current = 0
+		return
+	}
+	s.Current++
+	s.Best = max(s.Best, s.Current)
+}
+
+func clamp01(v float64) float64 { return min(max(v, 0), 1) }
