@@ -1,0 +1,304 @@
+// Package negotiate chooses a response media type from a request's Accept
+// header, following proactive negotiation in RFC 9110 §12.
+//
+// The rules, in the order they apply:
+//
+//   - Each offered type takes the quality of the most specific media range
+//     that matches it (§12.5.1): "type/subtype" beats "type/*", which beats
+//     "*/*", whatever their q-values. So "text/html;q=0, */*" rejects HTML.
+//     When one range appears more than once at the same specificity, the
+//     first occurrence counts.
+//   - q=0 means "not acceptable" (§12.4.2); the default q is 1.
+//   - The offer with the highest quality wins. Equal qualities are broken by
+//     the header position of the range that gave each offer its quality
+//     (RFC 9110 leaves this open; agents such as Claude Code send
+//     "text/markdown, text/html, */*" meaning "markdown first"), and then by
+//     the order of the offers, so a bare "*/*" picks the first offer.
+//   - Several Accept field lines are one list, in order (§5.3).
+//   - Type, subtype and parameter names compare case-insensitively.
+//     Parameters other than q, and accept-ext parameters after q, are parsed
+//     but do not restrict matching.
+//   - No Accept header, an empty one, or a malformed one (a range without a
+//     slash, "*/html", a bad token, a q outside 0-1 or with more than three
+//     decimals, an unterminated quoted string) is treated as absent: every
+//     offer is acceptable and the first one wins. RFC 9110 lets a server
+//     disregard a field it cannot parse; doing so keeps a broken client on
+//     the default representation instead of a 406.
+//
+// Choosing does not allocate.
+package negotiate
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MaxOffers is the largest number of media types one Chooser may offer.
+const MaxOffers = 8
+
+// Chooser picks among a fixed list of offered media types. It is safe for
+// concurrent use.
+type Chooser struct {
+	offers []offer
+}
+
+type offer struct {
+	typ, subtype string // lower case
+}
+
+// New returns a Chooser for the given media types (such as "text/html"),
+// in order of the server's preference. Parameters in an offer are ignored.
+func New(offers ...string) (*Chooser, error) {
+	if len(offers) == 0 || len(offers) > MaxOffers {
+		return nil, fmt.Errorf("negotiate: need 1 to %d offers, got %d", MaxOffers, len(offers))
+	}
+	c := &Chooser{}
+	for _, o := range offers {
+		mt, _, _ := strings.Cut(o, ";")
+		typ, sub, ok := strings.Cut(strings.TrimSpace(mt), "/")
+		if !ok || !isToken(typ) || !isToken(sub) || typ == "*" || sub == "*" {
+			return nil, fmt.Errorf("negotiate: offer %q is not a concrete media type", o)
+		}
+		c.offers = append(c.offers, offer{strings.ToLower(typ), strings.ToLower(sub)})
+	}
+	return c, nil
+}
+
+// Specificity levels of a media range; zero means "no range matched".
+const (
+	matchNone  = iota
+	matchAny   // */*
+	matchType  // type/*
+	matchExact // type/subtype
+)
+
+// match is the best range found so far for one offer.
+type match struct {
+	specificity int
+	q           int // quality in thousandths, 0-1000
+	position    int // index of the range in the joined header
+}
+
+// Choose returns the index of the offer the Accept field values prefer, or
+// -1 when the header accepts none of them (answer 406). Pass the request's
+// field lines as they are, for example r.Header["Accept"].
+func (c *Chooser) Choose(accept []string) int {
+	var best [MaxOffers]match
+	position := 0
+	present := false
+	for _, line := range accept {
+		for rest := line; ; {
+			var elem string
+			var ok bool
+			elem, rest, ok = nextElement(rest)
+			if !ok {
+				return 0 // malformed: as if absent
+			}
+			if elem != "" {
+				r, ok := parseRange(elem)
+				if !ok {
+					return 0
+				}
+				present = true
+				for i, o := range c.offers {
+					s := r.matches(o)
+					if s > best[i].specificity {
+						best[i] = match{specificity: s, q: r.q, position: position}
+					}
+				}
+				position++
+			}
+			if rest == "" {
+				break
+			}
+		}
+	}
+	if !present {
+		return 0
+	}
+	chosen := -1
+	for i := range c.offers {
+		m := best[i]
+		if m.specificity == matchNone || m.q == 0 {
+			continue
+		}
+		if chosen < 0 || m.q > best[chosen].q || (m.q == best[chosen].q && m.position < best[chosen].position) {
+			chosen = i
+		}
+	}
+	return chosen
+}
+
+// mediaRange is one parsed element of an Accept header.
+type mediaRange struct {
+	typ, subtype string // as written; "*" for wildcards
+	q            int
+}
+
+func (r mediaRange) matches(o offer) int {
+	switch {
+	case r.typ == "*":
+		return matchAny
+	case !strings.EqualFold(r.typ, o.typ):
+		return matchNone
+	case r.subtype == "*":
+		return matchType
+	case strings.EqualFold(r.subtype, o.subtype):
+		return matchExact
+	}
+	return matchNone
+}
+
+// nextElement returns the text before the next comma that is not inside a
+// quoted string, and the text after it. ok is false for an unterminated
+// quoted string.
+func nextElement(s string) (elem, rest string, ok bool) {
+	quoted := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case quoted && c == '\\':
+			i++
+		case c == '"':
+			quoted = !quoted
+		case c == ',' && !quoted:
+			return trimOWS(s[:i]), s[i+1:], true
+		}
+	}
+	if quoted {
+		return "", "", false
+	}
+	return trimOWS(s), "", true
+}
+
+// parseRange parses media-range [weight] [accept-ext], RFC 9110 §12.5.1.
+func parseRange(s string) (mediaRange, bool) {
+	r := mediaRange{q: 1000}
+	mt, params, _ := strings.Cut(s, ";")
+	mt = trimOWS(mt)
+	typ, sub, ok := strings.Cut(mt, "/")
+	if !ok || !isToken(typ) || !isToken(sub) || (typ == "*" && sub != "*") {
+		return r, false
+	}
+	r.typ, r.subtype = typ, sub
+	for params != "" {
+		var p string
+		p, params = cutParam(params)
+		p = trimOWS(p)
+		if p == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(p, "=")
+		name, value = trimOWS(name), trimOWS(value)
+		if !ok || !isToken(name) || !isValue(value) {
+			return r, false
+		}
+		if strings.EqualFold(name, "q") {
+			q, ok := parseQ(value)
+			if !ok {
+				return r, false
+			}
+			r.q = q
+		}
+	}
+	return r, true
+}
+
+// cutParam splits s at the first semicolon outside a quoted string.
+func cutParam(s string) (param, rest string) {
+	quoted := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case quoted && c == '\\':
+			i++
+		case c == '"':
+			quoted = !quoted
+		case c == ';' && !quoted:
+			return s[:i], s[i+1:]
+		}
+	}
+	return s, ""
+}
+
+// parseQ parses a qvalue (RFC 9110 §12.4.2): 0 to 1 with at most three
+// decimals, returned in thousandths.
+func parseQ(s string) (int, bool) {
+	if len(s) == 0 || len(s) > 5 || (s[0] != '0' && s[0] != '1') {
+		return 0, false
+	}
+	q := int(s[0]-'0') * 1000
+	if len(s) == 1 {
+		return q, true
+	}
+	if s[1] != '.' {
+		return 0, false
+	}
+	scale := 100
+	for i := 2; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		q += int(c-'0') * scale
+		scale /= 10
+	}
+	if q > 1000 {
+		return 0, false
+	}
+	return q, true
+}
+
+func trimOWS(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// isToken reports whether s is an RFC 9110 token (§5.6.2).
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !tokenChar[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// isValue reports whether s is a token or a well-formed quoted string.
+func isValue(s string) bool {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		for i := 1; i < len(s)-1; i++ {
+			switch c := s[i]; {
+			case c == '\\':
+				i++
+				if i >= len(s)-1 {
+					return false
+				}
+			case c == '"', c < 0x20 && c != '\t', c == 0x7f:
+				return false
+			}
+		}
+		return true
+	}
+	return isToken(s)
+}
+
+var tokenChar = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+		t[c-'a'+'A'] = true
+	}
+	for _, c := range "!#$%&'*+-.^_`|~" {
+		t[c] = true
+	}
+	return t
+}()
