@@ -1,0 +1,216 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/studyloop/studyloop/server/store"
+	"github.com/studyloop/studyloop/server/store/storetest"
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// oauthFixture stores a user and a client and returns them.
+func oauthFixture(t *testing.T, db *store.DB) (*studyloop.User, *studyloop.OAuthClient) {
+	t.Helper()
+	ctx := context.Background()
+	u := &studyloop.User{Email: "grace@example.com", PasswordHash: "h"}
+	if err := db.CreateUser(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	c := &studyloop.OAuthClient{ID: "client-1", Name: "Agent", RedirectURIs: []string{"http://127.0.0.1/cb", "https://a.example/cb"}, CreatedAt: time.Now()}
+	if err := db.CreateOAuthClient(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	return u, c
+}
+
+func newCode(u *studyloop.User, c *studyloop.OAuthClient, hash string, ttl time.Duration) *studyloop.AuthorizationCode {
+	now := time.Now()
+	return &studyloop.AuthorizationCode{
+		Hash: hash, ClientID: c.ID, UserID: u.ID, RedirectURI: c.RedirectURIs[0], CodeChallenge: "ch",
+		Audience: "https://s.example/mcp", FamilyID: "fam-" + hash, CreatedAt: now, ExpiresAt: now.Add(ttl),
+	}
+}
+
+func newToken(code *studyloop.AuthorizationCode, hash string, kind studyloop.TokenKind) *studyloop.OAuthToken {
+	now := time.Now()
+	return &studyloop.OAuthToken{
+		Hash: hash, Kind: kind, FamilyID: code.FamilyID, ClientID: code.ClientID, UserID: code.UserID,
+		Audience: code.Audience, CreatedAt: now, ExpiresAt: now.Add(time.Hour),
+	}
+}
+
+func TestOAuthClients(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		_, c := oauthFixture(t, db)
+		got, err := db.OAuthClient(context.Background(), c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Name != c.Name || !slices.Equal(got.RedirectURIs, c.RedirectURIs) || !got.CreatedAt.Equal(c.CreatedAt) || !got.GrantedAt.IsZero() {
+			t.Fatalf("got %+v, want %+v", got, c)
+		}
+		if _, err := db.OAuthClient(context.Background(), "nope"); studyloop.ErrorCode(err) != studyloop.ENOTFOUND {
+			t.Fatalf("unknown client: %v", err)
+		}
+	})
+}
+
+func TestRedeemAuthorizationCode(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		u, c := oauthFixture(t, db)
+		code := newCode(u, c, "code-1", time.Minute)
+		if err := db.CreateAuthorizationCode(ctx, code); err != nil {
+			t.Fatal(err)
+		}
+		access, refresh := newToken(code, "at-1", studyloop.AccessToken), newToken(code, "rt-1", studyloop.RefreshToken)
+
+		// Concurrent redemptions: exactly one wins.
+		var wg sync.WaitGroup
+		errs := make([]error, 4)
+		for i := range errs {
+			wg.Go(func() {
+				a, r := *access, *refresh
+				a.Hash, r.Hash = a.Hash+string(rune('a'+i)), r.Hash+string(rune('a'+i))
+				errs[i] = db.RedeemAuthorizationCode(ctx, code.Hash, time.Now(), &a, &r)
+			})
+		}
+		wg.Wait()
+		var wins int
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				wins++
+			case !errors.Is(err, store.ErrAlreadyUsed):
+				t.Fatalf("unexpected error: %v", err)
+			}
+		}
+		if wins != 1 {
+			t.Fatalf("%d redemptions succeeded, want 1 (%v)", wins, errs)
+		}
+		got, err := db.AuthorizationCode(ctx, code.Hash)
+		if err != nil || got.UsedAt.IsZero() {
+			t.Fatalf("code after redemption: %+v, %v", got, err)
+		}
+		if cl, _ := db.OAuthClient(ctx, c.ID); cl.GrantedAt.IsZero() {
+			t.Fatal("client not marked granted")
+		}
+
+		expired := newCode(u, c, "code-2", -time.Second)
+		if err := db.CreateAuthorizationCode(ctx, expired); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.RedeemAuthorizationCode(ctx, expired.Hash, time.Now(), newToken(expired, "at-2", studyloop.AccessToken)); !errors.Is(err, store.ErrAlreadyUsed) {
+			t.Fatalf("expired code: %v, want ErrAlreadyUsed", err)
+		}
+		if _, err := db.OAuthToken(ctx, "at-2"); studyloop.ErrorCode(err) != studyloop.ENOTFOUND {
+			t.Fatalf("a failed redemption stored its token: %v", err)
+		}
+	})
+}
+
+func TestRotateRefreshTokenAndRevokeFamily(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		u, c := oauthFixture(t, db)
+		code := newCode(u, c, "code", time.Minute)
+		db.CreateAuthorizationCode(ctx, code)
+		if err := db.RedeemAuthorizationCode(ctx, code.Hash, time.Now(), newToken(code, "at", studyloop.AccessToken), newToken(code, "rt", studyloop.RefreshToken)); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.RotateRefreshToken(ctx, "at", time.Now(), newToken(code, "x", studyloop.AccessToken)); !errors.Is(err, store.ErrAlreadyUsed) {
+			t.Fatalf("rotating an access token: %v", err)
+		}
+
+		var wg sync.WaitGroup
+		errs := make([]error, 4)
+		for i := range errs {
+			wg.Go(func() {
+				suffix := string(rune('a' + i))
+				errs[i] = db.RotateRefreshToken(ctx, "rt", time.Now(), newToken(code, "at2"+suffix, studyloop.AccessToken), newToken(code, "rt2"+suffix, studyloop.RefreshToken))
+			})
+		}
+		wg.Wait()
+		wins := 0
+		for _, err := range errs {
+			if err == nil {
+				wins++
+			} else if !errors.Is(err, store.ErrAlreadyUsed) {
+				t.Fatal(err)
+			}
+		}
+		if wins != 1 {
+			t.Fatalf("%d rotations succeeded, want 1", wins)
+		}
+		old, err := db.OAuthToken(ctx, "rt")
+		if err != nil || old.RotatedAt.IsZero() || old.Kind != studyloop.RefreshToken {
+			t.Fatalf("rotated token: %+v %v", old, err)
+		}
+
+		n, err := db.RevokeTokenFamily(ctx, code.FamilyID, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 4 { // at, rt, and the winner's two successors
+			t.Fatalf("revoked %d tokens, want 4", n)
+		}
+		if tok, _ := db.OAuthToken(ctx, "at"); tok.RevokedAt.IsZero() {
+			t.Fatal("access token not revoked with its family")
+		}
+	})
+}
+
+func TestPruneOAuth(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		u, c := oauthFixture(t, db)
+		unused := &studyloop.OAuthClient{ID: "unused", RedirectURIs: []string{"https://u.example/cb"}, CreatedAt: time.Now().Add(-48 * time.Hour)}
+		db.CreateOAuthClient(ctx, unused)
+		live := newCode(u, c, "live", time.Minute)
+		dead := newCode(u, c, "dead", -time.Minute)
+		db.CreateAuthorizationCode(ctx, live)
+		db.CreateAuthorizationCode(ctx, dead)
+		if err := db.RedeemAuthorizationCode(ctx, live.Hash, time.Now(), newToken(live, "t-live", studyloop.AccessToken)); err != nil {
+			t.Fatal(err)
+		}
+		expiredTok := newToken(live, "t-dead", studyloop.RefreshToken)
+		expiredTok.ExpiresAt = time.Now().Add(-time.Minute)
+		live2 := newCode(u, c, "live2", time.Minute)
+		db.CreateAuthorizationCode(ctx, live2)
+		if err := db.RedeemAuthorizationCode(ctx, live2.Hash, time.Now(), expiredTok); err != nil {
+			t.Fatal(err)
+		}
+
+		n, err := db.PruneOAuth(ctx, time.Now(), time.Now().Add(-24*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 3 { // the dead code, the expired token, the unused client
+			t.Fatalf("pruned %d rows, want 3", n)
+		}
+		checks := []struct {
+			name    string
+			err     error
+			present bool
+		}{
+			{"used client", errOf(db.OAuthClient(ctx, c.ID)), true},
+			{"unused client", errOf(db.OAuthClient(ctx, unused.ID)), false},
+			{"live code", errOf(db.AuthorizationCode(ctx, "live")), true},
+			{"dead code", errOf(db.AuthorizationCode(ctx, "dead")), false},
+			{"live token", errOf(db.OAuthToken(ctx, "t-live")), true},
+			{"expired token", errOf(db.OAuthToken(ctx, "t-dead")), false},
+		}
+		for _, c := range checks {
+			if got := c.err == nil; got != c.present {
+				t.Errorf("%s: present=%v, want %v (%v)", c.name, got, c.present, c.err)
+			}
+		}
+	})
+}
+
+func errOf[T any](_ T, err error) error { return err }
