@@ -1,0 +1,293 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/studyloop/studyloop/server/studyloop"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	extast "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
+)
+
+// section is the text under one heading, up to the next heading of any
+// level. The section before the first heading has no heading.
+type section struct {
+	heading *plain
+	level   int
+	start   int // source offset where the section (its heading line) starts
+	end     int // source offset where the next heading starts, or len(source)
+	blocks  []*block
+	facts   []fact
+}
+
+// block is one paragraph-like run of prose: a paragraph, a list item's
+// text, a definition's text. Topic boundaries fall between blocks.
+type block struct {
+	p     plain
+	sents []*sentence
+	words int   // word tokens, stop words included
+	stems []int // interned content stems, in order
+}
+
+type factKind int
+
+const (
+	factDefinition factKind = iota // "term: definition" shown in bold or in a definition list
+	factPair                       // "term: definition" as a plain list item
+	factCell                       // a table row's term and one of its other cells
+)
+
+// fact is a term and what the text says about it, found in markdown
+// structure rather than in running prose.
+type fact struct {
+	kind  factKind
+	term  string
+	def   string
+	attr  string // factCell: the column header
+	span  studyloop.Span
+	group int // facts of one list, definition list or table column share a group
+}
+
+// markdownParser parses with the Table and DefinitionList extensions.
+var markdownParser = goldmark.New(goldmark.WithExtensions(extension.Table, extension.DefinitionList)).Parser()
+
+// parseMarkdown splits source into sections of blocks and facts.
+func parseMarkdown(ctx context.Context, source []byte) ([]*section, error) {
+	root := markdownParser.Parse(text.NewReader(source))
+	w := &walker{ctx: ctx, source: source, current: &section{}}
+	w.sections = []*section{w.current}
+	if err := w.blockChildren(root, 0); err != nil {
+		return nil, err
+	}
+	for i, s := range w.sections {
+		if i+1 < len(w.sections) {
+			s.end = w.sections[i+1].start
+		} else {
+			s.end = len(source)
+		}
+	}
+	return w.sections, nil
+}
+
+type walker struct {
+	ctx      context.Context
+	source   []byte
+	sections []*section
+	current  *section
+	groups   int
+	visited  int
+}
+
+func (w *walker) newGroup() int {
+	w.groups++
+	return w.groups
+}
+
+func (w *walker) blockChildren(n ast.Node, list int) error {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		if err := w.blockNode(c, list); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// blockNode handles one block-level node; list is the group of the list the
+// node sits in, or 0.
+func (w *walker) blockNode(n ast.Node, list int) error {
+	w.visited++
+	if w.visited%256 == 0 {
+		if err := w.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	switch n := n.(type) {
+	case *ast.Heading:
+		p := w.inline(n)
+		if strings.TrimSpace(p.text) == "" {
+			return nil
+		}
+		start := lineStart(w.source, p.span().Start)
+		w.current = &section{heading: &p, level: n.Level, start: start}
+		w.sections = append(w.sections, w.current)
+	case *ast.Paragraph, *ast.TextBlock:
+		w.paragraph(w.inline(n), list)
+	case *ast.List:
+		return w.blockChildren(n, w.newGroup())
+	case *extast.Table:
+		w.table(n)
+	case *extast.DefinitionList:
+		w.definitionList(n)
+	case *ast.FencedCodeBlock, *ast.CodeBlock, *ast.HTMLBlock, *ast.ThematicBreak:
+	default:
+		return w.blockChildren(n, list)
+	}
+	return nil
+}
+
+// paragraph files p as a fact when it reads "term: definition" (in bold, or
+// as a list item), and as a prose block otherwise.
+func (w *walker) paragraph(p plain, list int) {
+	if strings.TrimSpace(p.text) == "" {
+		return
+	}
+	if len(p.bold) > 0 && p.bold[0].Start == 0 {
+		if f, ok := termLine(p, p.bold[0].End, factDefinition, list); ok {
+			w.current.facts = append(w.current.facts, f)
+			return
+		}
+	}
+	if list > 0 {
+		if i := strings.IndexAny(p.text, ":"); i > 0 {
+			if f, ok := termLine(p, i, factPair, list); ok {
+				w.current.facts = append(w.current.facts, f)
+				return
+			}
+		}
+	}
+	w.current.blocks = append(w.current.blocks, &block{p: p})
+}
+
+// termLine reads p as a term ending at termEnd, a separator (colon or dash)
+// and a definition.
+func termLine(p plain, termEnd int, kind factKind, group int) (fact, bool) {
+	term := strings.TrimSpace(p.text[:termEnd])
+	term = strings.TrimRight(term, ":")
+	rest := p.text[termEnd:]
+	trimmed := strings.TrimLeft(rest, " \t")
+	sep := false
+	for _, s := range []string{":", "—", "–", "-"} {
+		if strings.HasPrefix(trimmed, s) {
+			trimmed, sep = trimmed[len(s):], true
+			break
+		}
+	}
+	if !sep && !strings.HasSuffix(strings.TrimSpace(p.text[:termEnd]), ":") {
+		return fact{}, false
+	}
+	def := strings.TrimSpace(trimmed)
+	if term == "" || def == "" || len(strings.Fields(term)) > 6 || len(strings.Fields(def)) < 2 {
+		return fact{}, false
+	}
+	return fact{kind: kind, term: term, def: def, span: p.span(), group: group}, true
+}
+
+func (w *walker) table(t *extast.Table) {
+	var headers []string
+	var rows [][]plain
+	for r := t.FirstChild(); r != nil; r = r.NextSibling() {
+		var cells []plain
+		for c := r.FirstChild(); c != nil; c = c.NextSibling() {
+			cells = append(cells, w.inline(c))
+		}
+		if _, ok := r.(*extast.TableHeader); ok {
+			for _, c := range cells {
+				headers = append(headers, strings.TrimSpace(c.text))
+			}
+			continue
+		}
+		rows = append(rows, cells)
+	}
+	if len(headers) < 2 {
+		return
+	}
+	base := w.groups
+	w.groups += len(headers)
+	for _, cells := range rows {
+		if len(cells) < 2 {
+			continue
+		}
+		term := strings.TrimSpace(cells[0].text)
+		if term == "" {
+			continue
+		}
+		for j := 1; j < len(cells) && j < len(headers); j++ {
+			def := strings.TrimSpace(cells[j].text)
+			if def == "" || headers[j] == "" {
+				continue
+			}
+			span := studyloop.Span{Start: cells[0].span().Start, End: cells[j].span().End}
+			w.current.facts = append(w.current.facts, fact{
+				kind: factCell, term: term, def: def, attr: headers[j], span: span, group: base + j,
+			})
+		}
+	}
+}
+
+func (w *walker) definitionList(dl *extast.DefinitionList) {
+	group := w.newGroup()
+	var term *plain
+	for c := dl.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c.(type) {
+		case *extast.DefinitionTerm:
+			p := w.inline(c)
+			term = &p
+		case *extast.DefinitionDescription:
+			var b plainBuilder
+			w.inlineInto(&b, c)
+			def := b.build()
+			if term == nil || strings.TrimSpace(term.text) == "" || strings.TrimSpace(def.text) == "" {
+				continue
+			}
+			span := studyloop.Span{Start: term.span().Start, End: def.span().End}
+			w.current.facts = append(w.current.facts, fact{
+				kind: factDefinition, term: strings.TrimSpace(term.text), def: strings.TrimSpace(def.text), span: span, group: group,
+			})
+		}
+	}
+}
+
+// inline returns the visible text of n's inline content.
+func (w *walker) inline(n ast.Node) plain {
+	var b plainBuilder
+	w.inlineInto(&b, n)
+	return b.build()
+}
+
+func (w *walker) inlineInto(b *plainBuilder, n ast.Node) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *ast.Text:
+			b.addSource(w.source, c.Segment.Start, c.Segment.Stop)
+			if c.SoftLineBreak() || c.HardLineBreak() {
+				b.space(c.Segment.Stop)
+			}
+		case *ast.String:
+			b.addVirtual(string(c.Value), b.lastSource())
+		case *ast.Emphasis:
+			start := b.b.Len()
+			w.inlineInto(b, c)
+			if c.Level >= 2 && b.b.Len() > start {
+				b.bold = append(b.bold, studyloop.Span{Start: start, End: b.b.Len()})
+			}
+		case *ast.Image, *ast.RawHTML, *ast.AutoLink:
+		default:
+			if c.Type() == ast.TypeBlock {
+				b.space(b.lastSource())
+			}
+			w.inlineInto(b, c)
+		}
+	}
+}
+
+// lineStart returns the offset of the start of the line holding offset i.
+func lineStart(source []byte, i int) int {
+	for i > 0 && source[i-1] != '\n' {
+		i--
+	}
+	return i
+}
+
+// capitalize upper-cases the first letter of s.
+func capitalize(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
+}

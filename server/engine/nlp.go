@@ -1,0 +1,127 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"unicode"
+
+	"github.com/jdkato/prose/v3/segment"
+	"github.com/jdkato/prose/v3/tag"
+	"github.com/jdkato/prose/v3/token"
+	"github.com/jdkato/prose/v3/tokenize"
+	"github.com/kljensen/snowball/english"
+)
+
+// Sentences longer than this many tokens are neither tagged nor used for
+// questions: they are run-ons or unpunctuated text.
+const maxTaggedTokens = 80
+
+// sentence is one sentence of a block, with its tokens. Token offsets are
+// relative to text.
+type sentence struct {
+	text   string
+	block  *block
+	start  int // byte offset of text within block.p.text
+	toks   []token.Token
+	lower  []string // lower-cased token texts
+	stems  []int    // interned stem per token, -1 for punctuation and stop words
+	tagged bool
+}
+
+// analyzer holds prose's models and the per-study stem table.
+type analyzer struct {
+	seg    *segment.Segmenter
+	tok    *tokenize.Tokenizer
+	tagger *tag.Tagger
+
+	stemOf map[string]int // lower-cased word to interned stem id, -1 for stop words
+	stemID map[string]int // stem to interned stem id
+	stems  []string       // interned stem id to stem
+}
+
+func newAnalyzer(seg *segment.Segmenter, tagger *tag.Tagger) *analyzer {
+	return &analyzer{seg: seg, tok: tokenize.New(), tagger: tagger, stemOf: map[string]int{}, stemID: map[string]int{}}
+}
+
+// analyze splits every block into tagged sentences and interns its stems.
+func (a *analyzer) analyze(ctx context.Context, blocks []*block) error {
+	for i, b := range blocks {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		for _, s := range a.seg.Segment(b.p.text) {
+			sent := &sentence{text: s.Text, block: b, start: s.Start, toks: a.tok.Tokenize(s.Text)}
+			sent.lower = make([]string, len(sent.toks))
+			sent.stems = make([]int, len(sent.toks))
+			for k, t := range sent.toks {
+				lower := strings.ToLower(t.Text)
+				sent.lower[k] = lower
+				sent.stems[k] = a.stem(lower)
+				if isWord(t.Text) {
+					b.words++
+				}
+				if sent.stems[k] >= 0 {
+					b.stems = append(b.stems, sent.stems[k])
+				}
+			}
+			if n := len(sent.toks); n >= 3 && n <= maxTaggedTokens {
+				a.tagger.TagTokens(sent.toks)
+				sent.tagged = true
+			}
+			b.sents = append(b.sents, sent)
+		}
+	}
+	return nil
+}
+
+// stem returns the interned stem id of a lower-cased word, or -1 for
+// stop words and tokens without letters.
+func (a *analyzer) stem(lower string) int {
+	if id, ok := a.stemOf[lower]; ok {
+		return id
+	}
+	id := -1
+	if isWord(lower) && !isStopWord(lower) {
+		s := english.Stem(lower, false)
+		known, ok := a.stemID[s]
+		if !ok {
+			known = len(a.stems)
+			a.stemID[s] = known
+			a.stems = append(a.stems, s)
+		}
+		id = known
+	}
+	a.stemOf[lower] = id
+	return id
+}
+
+// isWord reports whether s holds a letter.
+func isWord(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// isStopWord reports whether lower is a function word: snowball's English
+// list plus words that carry no subject matter in study text.
+func isStopWord(lower string) bool {
+	return english.IsStopWord(lower) || extraStopWords[lower] || len(lower) < 2
+}
+
+var extraStopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`also although always among another anyone anything around away
+		back became become becomes can cannot could did does done due each either else enough etc even ever every
+		first found get gets given gives go goes going got however i.e e.g let like made make makes many may
+		might much must neither never new next now often one ones onto other others per perhaps rather said say
+		says see seen several shall shew since still such take taken thus together toward towards two upon use
+		used uses using usually via well whereas whether within without would yet`) {
+		m[w] = true
+	}
+	return m
+}()

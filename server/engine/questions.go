@@ -1,0 +1,457 @@
+package engine
+
+import (
+	"context"
+	"hash/fnv"
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// Question shapes.
+const (
+	minClozeTokens   = 8
+	maxClozeTokens   = 60
+	minClozeContext  = 6  // tokens left visible around the blank
+	distractorScan   = 60 // candidates looked at per multiple-choice question
+	phrasesPerTopic  = 200
+	phrasesPerClass  = 50 // study-wide distractor pool per class
+	candidatesFactor = 3  // candidates of each type prepared per question wanted
+)
+
+// unit is the content of one topic: its prose blocks and facts.
+type unit struct {
+	topic   int
+	blocks  []*block
+	facts   []fact
+	phrases []phrase
+	occ     map[string][]occurrence
+}
+
+func (u *unit) sentences() []*sentence {
+	var out []*sentence
+	for _, b := range u.blocks {
+		out = append(out, b.sents...)
+	}
+	return out
+}
+
+func (u *unit) words() int {
+	n := 5 * len(u.facts)
+	for _, b := range u.blocks {
+		n += b.words
+	}
+	return n
+}
+
+// asker makes the questions of a study, topic by topic, keeping every one
+// that passes CheckQuestion and is not a near-duplicate of an earlier one.
+type asker struct {
+	text   string
+	opts   Options
+	seen   *dedup
+	pool   map[string][]phrase // study-wide distractors by class, best first
+	groups map[int][]string    // distinct terms (or cell values) of each fact group
+	out    []studyloop.Question
+}
+
+func newAsker(text string, opts Options, units []*unit) *asker {
+	a := &asker{text: text, opts: opts, seen: newDedup(), pool: map[string][]phrase{}, groups: map[int][]string{}}
+	var all []phrase
+	for _, u := range units {
+		all = append(all, u.phrases[:min(len(u.phrases), phrasesPerClass)]...)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })
+	keys := map[string]bool{}
+	for _, p := range all {
+		if len(a.pool[p.class]) < phrasesPerClass && !keys[p.key] && plainWord(p.text) {
+			keys[p.key] = true
+			a.pool[p.class] = append(a.pool[p.class], p)
+		}
+	}
+	groupSeen := map[int]map[string]bool{}
+	for _, u := range units {
+		for _, f := range u.facts {
+			v := f.term
+			if f.kind == factCell {
+				v = f.def
+			}
+			if groupSeen[f.group] == nil {
+				groupSeen[f.group] = map[string]bool{}
+			}
+			if k := stemKey(v); !groupSeen[f.group][k] && len(a.groups[f.group]) < distractorScan {
+				groupSeen[f.group][k] = true
+				a.groups[f.group] = append(a.groups[f.group], v)
+			}
+		}
+	}
+	return a
+}
+
+// ask adds up to a topic's share of questions from u.
+func (a *asker) ask(ctx context.Context, u *unit) error {
+	want := min(max(2, 2+u.words()/150), a.opts.MaxQuestionsPerTopic)
+	n := want * candidatesFactor
+	lists := [][]studyloop.Question{
+		a.shortAnswers(u, n),
+		a.termDefinitions(u, n),
+		a.clozes(u, n, false),
+		a.multipleChoice(u, n),
+	}
+	got := 0
+	for got < want {
+		progress := false
+		for i := range lists {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			for len(lists[i]) > 0 && got < want {
+				q := lists[i][0]
+				lists[i] = lists[i][1:]
+				q.Topic = u.topic
+				if CheckQuestion(a.text, q) != nil {
+					continue
+				}
+				if _, dup := a.seen.add(q.Prompt); dup {
+					continue
+				}
+				a.out = append(a.out, q)
+				got++
+				progress = true
+				break
+			}
+		}
+		if !progress {
+			break
+		}
+	}
+	return nil
+}
+
+func (a *asker) shortAnswers(u *unit, n int) []studyloop.Question {
+	var out []studyloop.Question
+	for _, f := range u.facts {
+		if f.kind == factDefinition && len(out) < n {
+			out = append(out, studyloop.Question{
+				Type: studyloop.QuestionShortAnswer, Prompt: "What is " + f.term + "?",
+				Answer: trimEnd(f.def), Source: f.span,
+			})
+		}
+	}
+	for _, s := range u.sentences() {
+		if len(out) >= n {
+			break
+		}
+		if q, ok := definitionSentence(s); ok {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// copulas are the verbs of "X is Y" definitions, as token sequences.
+var copulas = [][]string{{"is", "defined", "as"}, {"are", "defined", "as"}, {"refers", "to"}, {"refer", "to"}, {"means"}, {"is"}, {"are"}}
+
+// definitionSentence reads s as "X is Y." with X a short noun phrase and Y
+// a noun phrase, and asks "What is X?".
+func definitionSentence(s *sentence) (studyloop.Question, bool) {
+	if !s.tagged || len(s.toks) < 5 || !endsSentence(s.text) || strings.ContainsAny(s.text, "?\n") {
+		return studyloop.Question{}, false
+	}
+	from := 0
+	if t := s.lower[0]; t == "a" || t == "an" || t == "the" {
+		from = 1
+	}
+	to := from
+	for to < len(s.toks) && to-from < 4 {
+		switch tag := s.toks[to].Tag; {
+		case strings.HasPrefix(tag, "NN"), strings.HasPrefix(tag, "JJ"), tag == "CD":
+			to++
+			continue
+		}
+		break
+	}
+	if to == from || !strings.HasPrefix(s.toks[to-1].Tag, "NN") || to >= len(s.toks) {
+		return studyloop.Question{}, false
+	}
+	verb := ""
+	yFrom := 0
+	for _, c := range copulas {
+		if to+len(c) < len(s.toks) && equalWords(s.lower[to:to+len(c)], c) {
+			verb, yFrom = c[0], to+len(c)
+			break
+		}
+	}
+	if verb == "" {
+		return studyloop.Question{}, false
+	}
+	switch tag := s.toks[yFrom].Tag; {
+	case tag == "DT", tag == "CD", tag == "PRP$", strings.HasPrefix(tag, "JJ"), strings.HasPrefix(tag, "NN"):
+	default:
+		return studyloop.Question{}, false
+	}
+	yTo := len(s.toks) - 1 // drop the full stop
+	if yTo-yFrom < 2 {
+		return studyloop.Question{}, false
+	}
+	x := s.text[s.toks[from].Start:s.toks[to-1].End()]
+	if from == 0 && s.toks[0].Tag != "NNP" && s.toks[0].Tag != "NNPS" {
+		x = lowerFirst(x)
+	}
+	if from == 1 && s.lower[0] == "the" {
+		x = "the " + x
+	}
+	be := "is"
+	if verb == "are" || verb == "refer" {
+		be = "are"
+	}
+	answer := s.text[s.toks[yFrom].Start:s.toks[yTo-1].End()]
+	return studyloop.Question{
+		Type: studyloop.QuestionShortAnswer, Prompt: "What " + be + " " + x + "?",
+		Answer: answer, Source: s.span(),
+	}, true
+}
+
+func (a *asker) termDefinitions(u *unit, n int) []studyloop.Question {
+	var out []studyloop.Question
+	for _, f := range u.facts {
+		if len(out) >= n {
+			break
+		}
+		switch f.kind {
+		case factPair:
+			out = append(out, studyloop.Question{
+				Type: studyloop.QuestionTermDefinition, Prompt: describePrompt(f.def),
+				Answer: f.term, Source: f.span,
+			})
+		case factCell:
+			out = append(out, studyloop.Question{
+				Type: studyloop.QuestionTermDefinition, Prompt: cellPrompt(f),
+				Answer: trimEnd(f.def), Source: f.span,
+			})
+		}
+	}
+	return out
+}
+
+func describePrompt(def string) string {
+	return "Which term matches this description: " + trimEnd(def) + "?"
+}
+
+func cellPrompt(f fact) string {
+	return "What is the " + lowerFirst(f.attr) + " of " + f.term + "?"
+}
+
+// blank is a stretch of a sentence that a cloze question hides.
+type blank struct {
+	from, to int // byte offsets in the sentence text
+	class    string
+	key      string
+}
+
+// clozes returns cloze questions (or, with choices, their multiple-choice
+// form) from the sentences richest in keyphrases.
+func (a *asker) clozes(u *unit, n int, withChoices bool) []studyloop.Question {
+	blanks := map[*sentence][]blank{}
+	score := map[*sentence]float64{}
+	for _, p := range u.phrases[:min(len(u.phrases), phrasesPerTopic)] {
+		for _, o := range u.occ[p.key] {
+			s := o.sent
+			if !clozeSentence(s) {
+				continue
+			}
+			blanks[s] = append(blanks[s], blank{s.toks[o.from].Start, s.toks[o.to-1].End(), p.class, p.key})
+			score[s] += p.score
+		}
+	}
+	var sents []*sentence
+	for _, s := range u.sentences() {
+		if !clozeSentence(s) {
+			continue
+		}
+		// Bold terms are what the author marked as worth knowing: blank them first.
+		var bold []blank
+		for _, b := range s.block.p.bold {
+			if b.Start >= s.start && b.End <= s.start+len(s.text) && len(strings.Fields(s.block.p.text[b.Start:b.End])) <= 5 {
+				bold = append(bold, blank{from: b.Start - s.start, to: b.End - s.start})
+				score[s] += 10
+			}
+		}
+		blanks[s] = append(bold, blanks[s]...)
+		if len(blanks[s]) > 0 {
+			sents = append(sents, s)
+		}
+	}
+	sort.SliceStable(sents, func(i, j int) bool {
+		return score[sents[i]]/math.Sqrt(float64(len(sents[i].toks))) > score[sents[j]]/math.Sqrt(float64(len(sents[j].toks)))
+	})
+	var out []studyloop.Question
+	// Multiple choice takes the sentences cloze leaves, so the two do not
+	// ask the same thing.
+	for i, s := range sents {
+		if len(out) >= n {
+			break
+		}
+		if withChoices != (i%2 == 1) {
+			continue
+		}
+		for _, b := range blanks[s] {
+			q := studyloop.Question{
+				Type:   studyloop.QuestionCloze,
+				Prompt: s.text[:b.from] + Blank + s.text[b.to:],
+				Answer: s.text[b.from:b.to],
+				Source: s.span(),
+			}
+			if leaks(q.Prompt, q.Answer) || len(strings.Fields(q.Prompt)) < minClozeContext+1 {
+				continue
+			}
+			if withChoices {
+				var ok bool
+				if q, ok = a.withDistractors(u, q, b); !ok {
+					continue
+				}
+			}
+			out = append(out, q)
+			break
+		}
+	}
+	return out
+}
+
+func clozeSentence(s *sentence) bool {
+	return s.tagged && len(s.toks) >= minClozeTokens && len(s.toks) <= maxClozeTokens &&
+		endsSentence(s.text) && !strings.ContainsAny(s.text, "?\n")
+}
+
+// withDistractors turns a cloze into multiple choice with three keyphrases
+// of the blank's class, from the same topic first and then the study.
+func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studyloop.Question, bool) {
+	if b.class == "" {
+		return q, false
+	}
+	var picked []string
+	keys := []string{stemKey(q.Answer)}
+	scanned := 0
+	try := func(p phrase) {
+		scanned++
+		if len(picked) == 3 || p.class != b.class || p.key == b.key || !plainWord(p.text) {
+			return
+		}
+		k := stemKey(p.text)
+		for _, have := range keys {
+			if k == have || containsWords(k, have) || containsWords(have, k) {
+				return
+			}
+		}
+		if leaks(q.Prompt, p.text) {
+			return
+		}
+		picked = append(picked, p.text)
+		keys = append(keys, k)
+	}
+	for _, p := range u.phrases {
+		if scanned >= distractorScan || len(picked) == 3 {
+			break
+		}
+		try(p)
+	}
+	for _, p := range a.pool[b.class] {
+		if len(picked) == 3 {
+			break
+		}
+		try(p)
+	}
+	if len(picked) < 3 {
+		return q, false
+	}
+	q.Type = studyloop.QuestionMultipleChoice
+	q.Choices = shuffleIn(q.Prompt, q.Answer, picked)
+	return q, true
+}
+
+func (a *asker) multipleChoice(u *unit, n int) []studyloop.Question {
+	var out []studyloop.Question
+	for _, f := range u.facts {
+		if len(out) >= n/2 {
+			break
+		}
+		var q studyloop.Question
+		answer := f.term
+		switch f.kind {
+		case factCell:
+			answer = trimEnd(f.def)
+			q = studyloop.Question{Prompt: cellPrompt(f)}
+		default:
+			q = studyloop.Question{Prompt: describePrompt(f.def)}
+		}
+		q.Type, q.Answer, q.Source = studyloop.QuestionMultipleChoice, answer, f.span
+		var picked []string
+		keys := []string{stemKey(answer)}
+	next:
+		for _, v := range a.groups[f.group] {
+			if len(picked) == 3 {
+				break
+			}
+			v = trimEnd(v)
+			k := stemKey(v)
+			for _, have := range keys {
+				if k == have || containsWords(k, have) || containsWords(have, k) {
+					continue next
+				}
+			}
+			picked = append(picked, v)
+			keys = append(keys, k)
+		}
+		if len(picked) == 3 {
+			q.Choices = shuffleIn(q.Prompt, answer, picked)
+			out = append(out, q)
+		}
+	}
+	return append(out, a.clozes(u, n, true)...)
+}
+
+// shuffleIn places answer among the distractors at a position fixed by the
+// prompt, so the same study always gets the same order while answers spread
+// evenly over the four positions.
+func shuffleIn(prompt, answer string, distractors []string) []string {
+	h := fnv.New32a()
+	h.Write([]byte(prompt))
+	pos := int(h.Sum32() % 4)
+	out := make([]string, 0, 4)
+	out = append(out, distractors[:pos]...)
+	out = append(out, answer)
+	return append(out, distractors[pos:]...)
+}
+
+// span is the source span of the sentence.
+func (s *sentence) span() studyloop.Span {
+	return s.block.p.source(s.start, s.start+len(s.text))
+}
+
+func trimEnd(s string) string { return strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s), ".;:,")) }
+
+// lowerFirst lower-cases the first letter of s unless s is all capitals
+// (an acronym).
+func lowerFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 || strings.ToUpper(s) == s {
+		return s
+	}
+	return string(unicode.ToLower(r)) + s[n:]
+}
+
+func equalWords(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,388 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// Blank is what stands in a cloze prompt where the answer was.
+const Blank = "_____"
+
+// Limits a question must keep.
+const (
+	MaxAnswerChars = 200
+	MaxPromptChars = 600
+	// NearDuplicate is the Jaccard similarity of two prompts' content
+	// stems at and above which they count as the same question.
+	NearDuplicate = 0.8
+)
+
+var (
+	leftoverMarkdown = regexp.MustCompile("\\*\\*|__|`|\\]\\(|!\\[|\\[\\[|^\\s*#{1,6}\\s|^\\s*[-*+>]\\s|^\\s*\\d+[.)]\\s|\\|\\s*-{3}|</?[a-zA-Z][^>]*>|(^|\\s)[*_~]+\\S|\\S[*_~]+($|\\s|[.,;:!?])")
+	secondQuestion   = regexp.MustCompile(`(?i)\?.*\S.*\?|\band (what|why|how|when|where|who|which)\b`)
+	linkTarget       = regexp.MustCompile(`\]\([^)]*\)|<[^>]*>`)
+)
+
+// CheckQuestion reports the first way q falls short of a well-formed
+// practice question on text: it must be grounded in its source span, not
+// give its answer away, be one complete question free of markdown, and,
+// for multiple choice, offer three distinct distractors besides the answer.
+// Checks that span questions (duplicates, coverage) are Validate's.
+func CheckQuestion(text string, q studyloop.Question) error {
+	switch q.Type {
+	case studyloop.QuestionCloze, studyloop.QuestionShortAnswer, studyloop.QuestionTermDefinition, studyloop.QuestionMultipleChoice:
+	default:
+		return fmt.Errorf("unknown type %q", q.Type)
+	}
+	s := q.Source
+	if s.Start < 0 || s.End > len(text) || s.Start >= s.End || !utf8.ValidString(text[s.Start:s.End]) {
+		return fmt.Errorf("source span [%d,%d) outside the text", s.Start, s.End)
+	}
+	prompt, answer := strings.TrimSpace(q.Prompt), strings.TrimSpace(q.Answer)
+	switch {
+	case prompt != q.Prompt || answer != q.Answer || prompt == "" || answer == "":
+		return errors.New("empty or untrimmed prompt or answer")
+	case utf8.RuneCountInString(answer) > MaxAnswerChars:
+		return fmt.Errorf("answer longer than %d characters", MaxAnswerChars)
+	case utf8.RuneCountInString(prompt) > MaxPromptChars:
+		return fmt.Errorf("prompt longer than %d characters", MaxPromptChars)
+	case strings.ContainsAny(prompt+answer, "\n\r\t"):
+		return errors.New("line break in prompt or answer")
+	}
+	for _, s := range append([]string{prompt, answer}, q.Choices...) {
+		if leftoverMarkdown.MatchString(strings.ReplaceAll(s, Blank, "")) {
+			return fmt.Errorf("leftover markdown in %q", s)
+		}
+		if !balanced(strings.ReplaceAll(s, Blank, "")) {
+			return fmt.Errorf("unbalanced brackets or quotes in %q", s)
+		}
+	}
+	if truncated(answer) {
+		return fmt.Errorf("answer %q looks cut off", answer)
+	}
+	blanks := strings.Count(prompt, Blank)
+	switch {
+	case blanks > 1:
+		return errors.New("more than one blank")
+	case blanks == 0 && !strings.HasSuffix(prompt, "?"):
+		return errors.New("prompt neither asks a question nor has a blank")
+	case blanks == 1 && strings.Contains(prompt, "?"):
+		return errors.New("prompt both blanks and asks")
+	case blanks == 1 && !endsSentence(prompt):
+		return errors.New("cloze sentence is not complete")
+	case secondQuestion.MatchString(prompt):
+		return errors.New("more than one question in the prompt")
+	case (q.Type == studyloop.QuestionCloze) != (blanks == 1 && q.Type != studyloop.QuestionMultipleChoice):
+		return errors.New("only cloze questions have a blank")
+	}
+	source := normalize(linkTarget.ReplaceAllString(text[q.Source.Start:q.Source.End], " "))
+	if !containsWords(source, normalize(answer)) {
+		return fmt.Errorf("answer %q not found in its source", answer)
+	}
+	if blanks == 1 && !containsWords(source, normalize(strings.Replace(prompt, Blank, answer, 1))) {
+		return errors.New("cloze with its answer filled in is not its source sentence")
+	}
+	if leaks(prompt, answer) {
+		return fmt.Errorf("prompt gives the answer %q away", answer)
+	}
+	if q.Type != studyloop.QuestionMultipleChoice {
+		if q.Choices != nil {
+			return errors.New("choices on a question that is not multiple choice")
+		}
+		return nil
+	}
+	return checkChoices(prompt, answer, q.Choices)
+}
+
+func checkChoices(prompt, answer string, choices []string) error {
+	if len(choices) != 4 {
+		return fmt.Errorf("%d choices, want 4", len(choices))
+	}
+	hits := 0
+	keys := make([]string, len(choices))
+	for i, c := range choices {
+		if c == answer {
+			hits++
+		}
+		if strings.TrimSpace(c) != c || c == "" {
+			return errors.New("empty or untrimmed choice")
+		}
+		keys[i] = stemKey(c)
+	}
+	if hits != 1 {
+		return fmt.Errorf("answer among the choices %d times, want once", hits)
+	}
+	for i := range keys {
+		for j := range keys {
+			if i != j && (keys[i] == keys[j] || containsWords(keys[i], keys[j])) {
+				return fmt.Errorf("choices %q and %q overlap", choices[i], choices[j])
+			}
+		}
+		if choices[i] != answer && leaks(prompt, choices[i]) {
+			return fmt.Errorf("prompt contains the choice %q", choices[i])
+		}
+	}
+	return nil
+}
+
+// Validate checks a whole extraction of text: well-formed topics, every
+// question passing CheckQuestion, no duplicate or near-duplicate prompts,
+// and every topic holding a question itself or through a subtopic. It
+// returns every problem found, joined.
+func Validate(text string, ex studyloop.Extraction) error {
+	var errs []error
+	covered := make([]bool, len(ex.Topics))
+	for i, t := range ex.Topics {
+		switch {
+		case t.Parent < -1 || t.Parent >= i:
+			errs = append(errs, fmt.Errorf("topic %d: parent %d does not come before it", i, t.Parent))
+		case strings.TrimSpace(t.Title) == "" || leftoverMarkdown.MatchString(t.Title):
+			errs = append(errs, fmt.Errorf("topic %d: bad title %q", i, t.Title))
+		case t.Span.Start < 0 || t.Span.End > len(text) || t.Span.Start > t.Span.End:
+			errs = append(errs, fmt.Errorf("topic %d: span outside the text", i))
+		}
+	}
+	seen := newDedup()
+	for i, q := range ex.Questions {
+		if q.Topic < 0 || q.Topic >= len(ex.Topics) {
+			errs = append(errs, fmt.Errorf("question %d: topic %d out of range", i, q.Topic))
+			continue
+		}
+		if err := CheckQuestion(text, q); err != nil {
+			errs = append(errs, fmt.Errorf("question %d (%q): %w", i, q.Prompt, err))
+		}
+		if j, dup := seen.add(q.Prompt); dup {
+			errs = append(errs, fmt.Errorf("question %d (%q) duplicates question %d (%q)", i, q.Prompt, j, ex.Questions[j].Prompt))
+		}
+		for t := q.Topic; t >= 0 && t < len(ex.Topics) && !covered[t]; t = ex.Topics[t].Parent {
+			covered[t] = true
+			if ex.Topics[t].Parent >= t {
+				break
+			}
+		}
+	}
+	for i, ok := range covered {
+		if !ok {
+			errs = append(errs, fmt.Errorf("topic %d (%q) has no question", i, ex.Topics[i].Title))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// normalize lower-cases s and reduces it to words separated by single
+// spaces, with a space at each end so that whole words can be matched.
+func normalize(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte(' ')
+	space := true
+	for _, r := range s {
+		if isLetterOrDigit(r) {
+			b.WriteRune(unicode.ToLower(r))
+			space = false
+		} else if !space {
+			b.WriteByte(' ')
+			space = true
+		}
+	}
+	if !space {
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// containsWords reports whether the normalized haystack holds the
+// normalized needle as whole words.
+func containsWords(haystack, needle string) bool {
+	return strings.TrimSpace(needle) != "" && strings.Contains(haystack, needle)
+}
+
+// contentStems returns the sorted, distinct stems of the content words of s.
+func contentStems(s string) []string {
+	var out []string
+	for _, w := range strings.Fields(normalize(s)) {
+		if isWord(w) && !isStopWord(w) {
+			out = append(out, english.Stem(w, false))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func stemKey(s string) string { return " " + strings.Join(contentStems(s), " ") + " " }
+
+// leaks reports whether prompt gives away answer: the answer appears in it
+// word for word, or every content word of a short answer appears in it in
+// some form.
+func leaks(prompt, answer string) bool {
+	p := strings.ReplaceAll(prompt, Blank, " ")
+	if containsWords(normalize(p), normalize(answer)) {
+		return true
+	}
+	stems := contentStems(answer)
+	if len(stems) == 0 || len(stems) > 3 {
+		return false
+	}
+	have := contentStems(p)
+	for _, s := range stems {
+		if _, found := slices.BinarySearch(have, s); !found {
+			return false
+		}
+	}
+	return true
+}
+
+// truncated reports whether s ends mid-phrase or with an ellipsis.
+func truncated(s string) bool {
+	if strings.HasSuffix(s, "...") || strings.HasSuffix(s, "…") || strings.HasSuffix(s, ",") {
+		return true
+	}
+	words := strings.Fields(normalize(s))
+	if len(words) == 0 {
+		return true
+	}
+	switch words[len(words)-1] {
+	case "a", "an", "the", "and", "or", "of", "to", "with", "for", "by", "in":
+		return len(words) > 1
+	}
+	return false
+}
+
+// endsSentence reports whether s ends with terminal punctuation, perhaps
+// followed by closing quotes or brackets.
+func endsSentence(s string) bool {
+	s = strings.TrimRight(s, `"')]}”’»`)
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return strings.ContainsRune(".!。！．", r)
+}
+
+// balanced reports whether brackets nest and straight double quotes pair.
+func balanced(s string) bool {
+	var stack []rune
+	pairs := map[rune]rune{')': '(', ']': '[', '}': '{', '”': '“'}
+	for _, r := range s {
+		switch r {
+		case '(', '[', '{', '“':
+			stack = append(stack, r)
+		case ')', ']', '}', '”':
+			if len(stack) == 0 || stack[len(stack)-1] != pairs[r] {
+				return false
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+	return len(stack) == 0 && strings.Count(s, `"`)%2 == 0
+}
+
+func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// dedup finds duplicate and near-duplicate prompts in time linear in their
+// number: exact duplicates by normalized text, near duplicates by MinHash
+// signatures banded for locality-sensitive hashing, confirmed by the exact
+// Jaccard similarity of the two stem sets.
+type dedup struct {
+	exact map[string]int
+	bands map[uint64][]int
+	sets  [][]string
+}
+
+const (
+	minhashBands = 4
+	minhashRows  = 3
+)
+
+func newDedup() *dedup {
+	return &dedup{exact: map[string]int{}, bands: map[uint64][]int{}}
+}
+
+// add records prompt unless it duplicates an earlier one, whose index it
+// then returns with true.
+func (d *dedup) add(prompt string) (int, bool) {
+	norm := normalize(strings.ReplaceAll(prompt, Blank, " "))
+	if j, ok := d.exact[norm]; ok {
+		return j, true
+	}
+	set := contentStems(strings.ReplaceAll(prompt, Blank, " "))
+	keys := bandKeys(set)
+	for _, k := range keys {
+		for _, j := range d.bands[k] {
+			if jaccard(set, d.sets[j]) >= NearDuplicate {
+				return j, true
+			}
+		}
+	}
+	i := len(d.sets)
+	d.sets = append(d.sets, set)
+	d.exact[norm] = i
+	for _, k := range keys {
+		d.bands[k] = append(d.bands[k], i)
+	}
+	return i, false
+}
+
+func bandKeys(set []string) []uint64 {
+	if len(set) == 0 {
+		return nil
+	}
+	var sig [minhashBands * minhashRows]uint64
+	for i := range sig {
+		sig[i] = ^uint64(0)
+	}
+	for _, s := range set {
+		h := fnv.New64a()
+		h.Write([]byte(s))
+		x := h.Sum64()
+		for i := range sig {
+			if v := mix(x ^ uint64(i+1)*0x9e3779b97f4a7c15); v < sig[i] {
+				sig[i] = v
+			}
+		}
+	}
+	keys := make([]uint64, minhashBands)
+	for b := range keys {
+		k := uint64(b + 1)
+		for r := range minhashRows {
+			k = mix(k ^ sig[b*minhashRows+r])
+		}
+		keys[b] = k
+	}
+	return keys
+}
+
+// mix is the splitmix64 finalizer.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+func jaccard(a, b []string) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	inter, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			inter++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}
