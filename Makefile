@@ -1,7 +1,7 @@
 # Studyloop. See README.md.
 
 HUGO := go tool -modfile=build/hugo.mod hugo
-SITE_SOURCES := $(shell find site -type f)
+SITE_SOURCES := $(shell find site -type f ! -name .hugo_build.lock)
 
 .PHONY: site templ
 
