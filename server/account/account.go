@@ -1,0 +1,149 @@
+// Package account manages student accounts: sign-up with a normalised,
+// unique email and an Argon2id-hashed password, and sign-in that compares
+// in constant time and slows down repeated failures per account and per IP
+// address.
+package account
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// Users is the storage accounts need (store.DB implements it).
+type Users interface {
+	CreateUser(ctx context.Context, u *studyloop.User) error
+	UserByEmail(ctx context.Context, email string) (*studyloop.User, error)
+}
+
+// Options tunes sign-in throttling. A nil *Options, or a zero field, means
+// the default written beside the field.
+type Options struct {
+	// AccountFailures is how many failed sign-ins one account may have
+	// within FailureWindow before each further attempt is delayed (default 5).
+	AccountFailures int
+	// IPFailures is the same for one client IP address (default 20).
+	IPFailures int
+	// FailureWindow is how long a failure is remembered (default 15m).
+	FailureWindow time.Duration
+	// MaxDelay caps the delay between attempts (default 15m).
+	MaxDelay time.Duration
+}
+
+// Service signs students up and in.
+type Service struct {
+	users    Users
+	accounts *Throttle
+	ips      *Throttle
+}
+
+// NewService returns the account service over users.
+func NewService(users Users, opts *Options) *Service {
+	o := Options{AccountFailures: 5, IPFailures: 20, FailureWindow: 15 * time.Minute, MaxDelay: 15 * time.Minute}
+	if opts != nil {
+		if opts.AccountFailures > 0 {
+			o.AccountFailures = opts.AccountFailures
+		}
+		if opts.IPFailures > 0 {
+			o.IPFailures = opts.IPFailures
+		}
+		if opts.FailureWindow > 0 {
+			o.FailureWindow = opts.FailureWindow
+		}
+		if opts.MaxDelay > 0 {
+			o.MaxDelay = opts.MaxDelay
+		}
+	}
+	return &Service{
+		users:    users,
+		accounts: NewThrottle(o.AccountFailures, o.FailureWindow, o.MaxDelay),
+		ips:      NewThrottle(o.IPFailures, o.FailureWindow, o.MaxDelay),
+	}
+}
+
+// ThrottledError is returned by SignIn when the account or the IP address
+// has failed too often recently; no password was checked.
+type ThrottledError struct {
+	RetryAfter time.Duration
+}
+
+func (e *ThrottledError) Error() string {
+	return fmt.Sprintf("Too many failed sign-ins. Try again in %d seconds.", e.Seconds())
+}
+
+// Seconds is RetryAfter rounded up to whole seconds, at least 1.
+func (e *ThrottledError) Seconds() int {
+	return max(1, int(math.Ceil(e.RetryAfter.Seconds())))
+}
+
+// ErrBadCredentials is returned by SignIn for an unknown email or a wrong
+// password alike, so that the answer does not reveal which accounts exist.
+var ErrBadCredentials = &studyloop.Error{Code: studyloop.EUNAUTHORIZED, Message: "That email and password do not match an account."}
+
+// SignUp creates an account. Invalid input is an EINVALID error, an email
+// that already has an account an ECONFLICT error.
+func (s *Service) SignUp(ctx context.Context, email, password string) (*studyloop.User, error) {
+	email, err := NormalizeEmail(email)
+	if err != nil {
+		return nil, err
+	}
+	if err := ValidatePassword(password); err != nil {
+		return nil, err
+	}
+	hash, err := HashPassword(password)
+	if err != nil {
+		return nil, err
+	}
+	u := &studyloop.User{Email: email, PasswordHash: hash}
+	if err := s.users.CreateUser(ctx, u); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// SignIn checks an email and password coming from the client address ip.
+// It returns ErrBadCredentials when they do not match and a
+// *ThrottledError while the account or the address must wait.
+func (s *Service) SignIn(ctx context.Context, email, password, ip string) (*studyloop.User, error) {
+	normalized, err := NormalizeEmail(email)
+	if err != nil {
+		normalized = email
+	}
+	accountKey, ipKey := "email:"+normalized, "ip:"+ip
+	if wait := max(s.accounts.Wait(accountKey), s.ips.Wait(ipKey)); wait > 0 {
+		return nil, &ThrottledError{RetryAfter: wait}
+	}
+	u, err := s.users.UserByEmail(ctx, normalized)
+	switch studyloop.ErrorCode(err) {
+	case "":
+	case studyloop.ENOTFOUND:
+		// Spend the same work as for a real account, so that timing does
+		// not tell which emails have accounts.
+		CheckPassword(dummyHash(), password)
+		s.accounts.Fail(accountKey)
+		s.ips.Fail(ipKey)
+		return nil, ErrBadCredentials
+	default:
+		return nil, err
+	}
+	if !CheckPassword(u.PasswordHash, password) {
+		s.accounts.Fail(accountKey)
+		s.ips.Fail(ipKey)
+		return nil, ErrBadCredentials
+	}
+	s.accounts.Reset(accountKey)
+	return u, nil
+}
+
+// dummyHash is a valid hash of no one's password.
+var dummyHash = sync.OnceValue(func() string {
+	h, err := HashPassword("no account has this password")
+	if err != nil {
+		panic(err)
+	}
+	return h
+})
