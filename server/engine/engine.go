@@ -50,7 +50,7 @@ type Options struct {
 	// the text allows.
 	MaxQuestionsPerTopic int
 	// MinTopicWords is the smallest topic cut from text without headings;
-	// zero means 120.
+	// zero means 80.
 	MinTopicWords int
 	// MaxTopicWords is the length above which a section is cut into
 	// subtopics; zero means 1500.
@@ -66,7 +66,7 @@ func (o *Options) withDefaults() Options {
 		out.MaxQuestionsPerTopic = 12
 	}
 	if out.MinTopicWords <= 0 {
-		out.MinTopicWords = 120
+		out.MinTopicWords = 80
 	}
 	if out.MaxTopicWords <= 0 {
 		out.MaxTopicWords = 1500

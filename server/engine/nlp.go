@@ -117,8 +117,9 @@ var extraStopWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`also although always among another anyone anything around away
 		back became become becomes can cannot could did does done due each either else enough etc even ever every
-		first found get gets given gives go goes going got however i.e e.g let like made make makes many may
+		first following former found get gets given gives go goes going got however i.e e.g let like made make makes many may
 		might much must neither never new next now often one ones onto other others per perhaps rather said say
+		latter least less more most same certain whole various different
 		says see seen several shall shew since still such take taken thus together toward towards two upon use
 		used uses using usually via well whereas whether within without would yet`) {
 		m[w] = true

@@ -40,12 +40,14 @@ func (u *unit) sentences() []*sentence {
 	return out
 }
 
-func (u *unit) words() int {
-	n := 5 * len(u.facts)
+// wanted is how many questions u deserves: about one per 150 words of
+// prose plus one per fact, at least two.
+func (u *unit) wanted(limit int) int {
+	n := 0
 	for _, b := range u.blocks {
 		n += b.words
 	}
-	return n
+	return min(2+n/150+len(u.facts), limit)
 }
 
 // asker makes the questions of a study, topic by topic, keeping every one
@@ -56,11 +58,12 @@ type asker struct {
 	seen   *dedup
 	pool   map[string][]phrase // study-wide distractors by class, best first
 	groups map[int][]string    // distinct terms (or cell values) of each fact group
+	used   map[studyloop.Span]bool
 	out    []studyloop.Question
 }
 
 func newAsker(text string, opts Options, units []*unit) *asker {
-	a := &asker{text: text, opts: opts, seen: newDedup(), pool: map[string][]phrase{}, groups: map[int][]string{}}
+	a := &asker{text: text, opts: opts, seen: newDedup(), pool: map[string][]phrase{}, groups: map[int][]string{}, used: map[studyloop.Span]bool{}}
 	var all []phrase
 	for _, u := range units {
 		all = append(all, u.phrases[:min(len(u.phrases), phrasesPerClass)]...)
@@ -94,7 +97,7 @@ func newAsker(text string, opts Options, units []*unit) *asker {
 
 // ask adds up to a topic's share of questions from u.
 func (a *asker) ask(ctx context.Context, u *unit) error {
-	want := min(max(2, 2+u.words()/150), a.opts.MaxQuestionsPerTopic)
+	want := u.wanted(a.opts.MaxQuestionsPerTopic)
 	n := want * candidatesFactor
 	lists := [][]studyloop.Question{
 		a.shortAnswers(u, n),
@@ -113,12 +116,15 @@ func (a *asker) ask(ctx context.Context, u *unit) error {
 				q := lists[i][0]
 				lists[i] = lists[i][1:]
 				q.Topic = u.topic
-				if CheckQuestion(a.text, q) != nil {
+				// One question per sentence or fact: asking the same thing
+				// twice, even in two forms, is a near-duplicate.
+				if a.used[q.Source] || CheckQuestion(a.text, q) != nil {
 					continue
 				}
 				if _, dup := a.seen.add(q.Prompt); dup {
 					continue
 				}
+				a.used[q.Source] = true
 				a.out = append(a.out, q)
 				got++
 				progress = true
@@ -189,8 +195,9 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 	if verb == "" {
 		return studyloop.Question{}, false
 	}
-	switch tag := s.toks[yFrom].Tag; {
-	case tag == "DT", tag == "CD", tag == "PRP$", strings.HasPrefix(tag, "JJ"), strings.HasPrefix(tag, "NN"):
+	// A definition names a kind of thing: "X is a/an/the ...".
+	switch s.lower[yFrom] {
+	case "a", "an", "the", "one":
 	default:
 		return studyloop.Question{}, false
 	}
@@ -432,7 +439,9 @@ func (s *sentence) span() studyloop.Span {
 	return s.block.p.source(s.start, s.start+len(s.text))
 }
 
-func trimEnd(s string) string { return strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s), ".;:,")) }
+func trimEnd(s string) string {
+	return strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s), ".;:,"))
+}
 
 // lowerFirst lower-cases the first letter of s unless s is all capitals
 // (an acronym).

@@ -2,15 +2,15 @@ package engine
 
 import (
 	"math"
-	"sort"
 )
 
-// TextTiling (Hearst 1997), reimplemented: the content stems of a run of
-// blocks are cut into pseudo-sentences of tilingW tokens; at every gap
-// between pseudo-sentences the cosine similarity of the tilingK
-// pseudo-sentences on either side measures lexical cohesion; gaps whose
-// depth (how far the similarity dips below the peaks around it) exceeds
-// mean - sd/2 become boundaries, snapped to the nearest block start.
+// TextTiling (Hearst 1997), reimplemented: at every paragraph break of a
+// run of blocks, the cosine similarity of the content stems in a window of
+// up to tilingK pseudo-sentences of tilingW tokens on either side measures
+// lexical cohesion; breaks whose depth (how far the similarity dips below
+// the peaks around it) exceeds mean - sd/2 and is a local maximum become
+// boundaries. Scoring at paragraph breaks rather than at every
+// pseudo-sentence gap snaps boundaries to them exactly.
 const (
 	tilingW     = 20
 	tilingK     = 10
@@ -31,33 +31,23 @@ func tile(blocks []*block, minWords, maxWords int, cohesion bool) []int {
 		blockAt[i] = len(stream)
 		stream = append(stream, b.stems...)
 	}
-	depth := depthScores(stream)
-	// blockDepth is the depth at the gap nearest each block start.
-	blockDepth := make([]float64, len(blocks))
-	for i := range blocks {
-		if g := (blockAt[i] + tilingW/2) / tilingW; g > 0 && g-1 < len(depth) {
-			blockDepth[i] = depth[g-1]
-		}
-	}
-	starts := []int{0}
+	// Gaps sit at block starts: boundaries only ever fall on paragraph
+	// breaks, so scoring there snaps them exactly.
+	depth := depthScores(stream, blockAt[1:])
+	blockDepth := make([]float64, len(blocks)) // depth at the start of each block
+	copy(blockDepth[1:], depth)
+	starts, strength := []int{0}, []float64{math.Inf(1)}
 	if cohesion && len(depth) > 0 {
 		mean, sd := meanSD(depth)
 		cut := mean - sd/2
 		for g, d := range depth {
-			if d <= cut || d <= 0 {
-				continue
-			}
-			pos := (g + 1) * tilingW
-			b := sort.SearchInts(blockAt, pos)
-			if b == len(blockAt) || (b > 0 && pos-blockAt[b-1] < blockAt[b]-pos) {
-				b--
-			}
-			if b > starts[len(starts)-1] {
-				starts = append(starts, b)
+			peak := (g == 0 || d >= depth[g-1]) && (g+1 == len(depth) || d >= depth[g+1])
+			if d > cut && d > 0 && peak {
+				starts, strength = append(starts, g+1), append(strength, d)
 			}
 		}
 	}
-	starts = mergeShort(blocks, starts, minWords)
+	starts = mergeShort(blocks, starts, strength, minWords)
 	var out []int
 	for i, s := range starts {
 		end := len(blocks)
@@ -69,18 +59,21 @@ func tile(blocks []*block, minWords, maxWords int, cohesion bool) []int {
 	return out
 }
 
-// depthScores returns the depth score at each gap between pseudo-sentences.
-func depthScores(stream []int) []float64 {
-	gaps := (len(stream) - 1) / tilingW
-	if gaps <= 0 {
+// depthScores returns the depth score at each gap, a token position in
+// stream.
+func depthScores(stream []int, gapAt []int) []float64 {
+	gaps := len(gapAt)
+	if gaps == 0 {
 		return nil
 	}
 	left := map[int]int{}
 	right := map[int]int{}
+	// Short texts compare shorter windows, so that more than one gap has
+	// distinct text on either side.
+	window := max(tilingW, min(tilingW*tilingK, len(stream)/6))
 	sim := make([]float64, gaps)
-	for g := range gaps {
-		pos := (g + 1) * tilingW
-		lo, hi := max(0, pos-tilingW*tilingK), min(len(stream), pos+tilingW*tilingK)
+	for g, pos := range gapAt {
+		lo, hi := max(0, pos-window), min(len(stream), pos+window)
 		clear(left)
 		clear(right)
 		for _, s := range stream[lo:pos] {
@@ -126,20 +119,25 @@ func meanSD(xs []float64) (mean, sd float64) {
 	return mean, math.Sqrt(sd / float64(len(xs)))
 }
 
-// mergeShort drops boundaries that would leave a segment under minWords.
-func mergeShort(blocks []*block, starts []int, minWords int) []int {
+// mergeShort drops boundaries that would leave a segment under minWords,
+// keeping the stronger of two boundaries that fall too close together.
+func mergeShort(blocks []*block, starts []int, strength []float64, minWords int) []int {
 	prefix := make([]int, len(blocks)+1)
 	for i, b := range blocks {
 		prefix[i+1] = prefix[i] + b.words
 	}
 	words := func(from, to int) int { return prefix[to] - prefix[from] }
-	out := []int{0}
-	for _, s := range starts[1:] {
-		if words(out[len(out)-1], s) >= minWords {
-			out = append(out, s)
+	out, outStrength := []int{0}, []float64{math.Inf(1)}
+	for i, s := range starts[1:] {
+		last := len(out) - 1
+		switch {
+		case words(out[last], s) >= minWords:
+			out, outStrength = append(out, s), append(outStrength, strength[i+1])
+		case strength[i+1] > outStrength[last]:
+			out[last], outStrength[last] = s, strength[i+1]
 		}
 	}
-	if len(out) > 1 && words(out[len(out)-1], len(blocks)) < minWords {
+	for len(out) > 1 && words(out[len(out)-1], len(blocks)) < minWords {
 		out = out[:len(out)-1]
 	}
 	return out
