@@ -1,0 +1,263 @@
+package mcp
+
+// The Streamable HTTP transport, stateless and JSON-only (spec 2025-11-25,
+// basic/transports.mdx), with the DNS-rebinding protection of its
+// "Security Warning" and CORS for browser-based clients.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// Header names of the transport.
+const (
+	headerProtocolVersion = "MCP-Protocol-Version"
+)
+
+// ServeHTTP answers POST /mcp: one JSON-RPC message in, one JSON answer (or
+// 202 with no body) out. It expects the bearer middleware in front of it to
+// have put the user id in the request context, and Guard in front of that.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		methodNotAllowed(w)
+		return
+	}
+	uid, ok := studyloop.UserIDFromContext(r.Context())
+	if !ok {
+		// The route is wired without the bearer middleware: refuse rather
+		// than serve anybody's data.
+		s.logger.Error("mcp: request without an authenticated user; is the bearer middleware in front of /mcp?")
+		writeError(w, http.StatusUnauthorized, nullID, &rpcError{Code: codeInvalidRequest, Message: "Unauthorized: send a bearer access token."})
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		writeError(w, http.StatusUnsupportedMediaType, nullID, &rpcError{Code: codeInvalidRequest, Message: "Unsupported media type: send the JSON-RPC message as Content-Type: application/json."})
+		return
+	}
+	if r.ContentLength > MaxBodyBytes {
+		writeTooLarge(w)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeTooLarge(w)
+			return
+		}
+		writeError(w, http.StatusBadRequest, nullID, &rpcError{Code: codeParseError, Message: "Could not read the request body."})
+		return
+	}
+	req, replyID, rerr := decodeMessage(body)
+	if rerr != nil {
+		writeError(w, http.StatusBadRequest, replyID, rerr)
+		return
+	}
+	if v := r.Header.Get(headerProtocolVersion); v != "" && !supportedVersion(v) {
+		id := req.ID
+		if id == nil {
+			id = nullID
+		}
+		writeError(w, http.StatusBadRequest, id, &rpcError{
+			Code:    codeInvalidRequest,
+			Message: fmt.Sprintf("Unsupported MCP-Protocol-Version %q; this server speaks %s. Start with initialize.", v, strings.Join(ProtocolVersions, ", ")),
+		})
+		return
+	}
+	if req.isResponse || req.isNotification() {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	result, rerr := s.handle(r.Context(), uid, req)
+	data, err := encodeResponse(req.ID, result, rerr)
+	if err != nil {
+		s.logger.Error("mcp: encode response", "method", req.Method, "err", err)
+		data, _ = encodeResponse(req.ID, nil, &rpcError{Code: codeInternalError, Message: "Internal error."})
+	}
+	writeJSON(w, http.StatusOK, data)
+}
+
+// writeJSON sends an encoded JSON body.
+func writeJSON(w http.ResponseWriter, status int, data []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(data)))
+	w.WriteHeader(status)
+	w.Write(data) //nolint:errcheck // the client went away
+}
+
+// writeError sends a JSON-RPC error with an HTTP status. It is the one
+// writer of transport-level errors.
+func writeError(w http.ResponseWriter, status int, id json.RawMessage, rerr *rpcError) {
+	data, _ := encodeResponse(id, nil, rerr) // an rpcError always encodes
+	writeJSON(w, status, data)
+}
+
+func writeTooLarge(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	writeError(w, http.StatusRequestEntityTooLarge, nullID, &rpcError{
+		Code:    codeInvalidRequest,
+		Message: fmt.Sprintf("Request body too large: the limit is %d bytes (4 MiB).", MaxBodyBytes),
+	})
+}
+
+// methodNotAllowed answers methods the endpoint does not serve. The
+// transport requires 405 for a GET asking for an SSE stream from a server
+// that offers none, and allows it for DELETE of a session.
+func methodNotAllowed(w http.ResponseWriter) {
+	w.Header().Set("Allow", "POST")
+	http.Error(w, "Method Not Allowed: this MCP server is stateless; POST one JSON-RPC message per request.", http.StatusMethodNotAllowed)
+}
+
+// HandleGet answers GET /mcp: 405 with Allow: POST for a client asking for
+// the SSE stream (Accept names text/event-stream and not text/html), and
+// the connect page (HTML, or the markdown twin when preferred) for anything
+// else, never 406.
+func HandleGet(connectPage http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if wantsEventStream(r.Header.Values("Accept")) {
+			methodNotAllowed(w)
+			return
+		}
+		connectPage.ServeHTTP(w, r)
+	})
+}
+
+// HandleMethodNotAllowed answers DELETE /mcp (there are no sessions to end)
+// with 405.
+func HandleMethodNotAllowed() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { methodNotAllowed(w) })
+}
+
+// wantsEventStream reports whether Accept names text/event-stream (with a
+// q above 0) and does not name text/html: an MCP client opening the
+// server-to-client stream, not a browser.
+func wantsEventStream(accept []string) bool {
+	var stream, html bool
+	for _, line := range accept {
+		for _, part := range strings.Split(line, ",") {
+			mt, params, _ := strings.Cut(part, ";")
+			mt = strings.ToLower(strings.TrimSpace(mt))
+			if mt != "text/event-stream" && mt != "text/html" {
+				continue
+			}
+			if zeroQ(params) {
+				continue
+			}
+			if mt == "text/html" {
+				html = true
+			} else {
+				stream = true
+			}
+		}
+	}
+	return stream && !html
+}
+
+// zeroQ reports whether media-range parameters set q to 0.
+func zeroQ(params string) bool {
+	for _, p := range strings.Split(params, ";") {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "q") {
+			continue
+		}
+		q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		return err == nil && q <= 0
+	}
+	return false
+}
+
+// GuardOptions configures Guard.
+type GuardOptions struct {
+	// BaseURL is the public origin (config.BaseURL); its host is always
+	// allowed.
+	BaseURL string
+	// AllowedHosts are further host names (config.AllowedHosts) that Host
+	// and Origin may name. Ports are ignored: rebinding is about names.
+	AllowedHosts []string
+}
+
+// Guard protects every method of /mcp from DNS rebinding and answers CORS:
+// a Host or Origin naming a host other than BaseURL's or an allowed one
+// gets 403; a preflight OPTIONS is answered here, without authentication;
+// other requests get the CORS headers and pass to next. A nil next is
+// allowed for a route that only takes preflights.
+func Guard(opts GuardOptions) (func(next http.Handler) http.Handler, error) {
+	base, err := url.Parse(opts.BaseURL)
+	if err != nil || base.Host == "" {
+		return nil, fmt.Errorf("mcp: BaseURL %q is not an origin", opts.BaseURL)
+	}
+	allowed := map[string]bool{hostname(base.Host): true}
+	for _, h := range opts.AllowedHosts {
+		allowed[hostname(strings.TrimSpace(h))] = true
+	}
+	hostAllowed := func(hostport string) bool { return allowed[hostname(hostport)] }
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !hostAllowed(r.Host) {
+				forbidden(w, "Host")
+				return
+			}
+			origin := r.Header.Get("Origin")
+			if origin != "" {
+				u, err := url.Parse(origin)
+				if err != nil || u.Host == "" || !hostAllowed(u.Host) {
+					forbidden(w, "Origin")
+					return
+				}
+				h := w.Header()
+				h.Set("Access-Control-Allow-Origin", origin)
+				h.Add("Vary", "Origin")
+				h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+			}
+			if r.Method == http.MethodOptions {
+				h := w.Header()
+				h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+				h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
+				h.Set("Access-Control-Max-Age", "86400")
+				h.Set("Allow", "GET, POST, DELETE, OPTIONS")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+			if next == nil {
+				methodNotAllowed(w)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}, nil
+}
+
+// hostname returns the lower-case host name of a host[:port], without
+// brackets around an IPv6 address.
+func hostname(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		hostport = h
+	}
+	return strings.ToLower(strings.Trim(hostport, "[]"))
+}
+
+// CORS header values for /mcp (spec transports; interop notes in
+// shared/reference/mcp.md §7.3).
+const (
+	corsAllowHeaders  = "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID, Mcp-Method, Mcp-Name"
+	corsExposeHeaders = "WWW-Authenticate, MCP-Protocol-Version"
+)
+
+// forbidden answers a request from a host that may not reach /mcp.
+func forbidden(w http.ResponseWriter, header string) {
+	writeError(w, http.StatusForbidden, nullID, &rpcError{
+		Code:    codeInvalidRequest,
+		Message: fmt.Sprintf("Forbidden: the %s header names a host this server does not answer for.", header),
+	})
+}
