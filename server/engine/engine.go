@@ -119,7 +119,7 @@ func (g *Offline) Generate(ctx context.Context, title, text string) (studyloop.E
 	if err := b.topics(sections, len(text)); err != nil {
 		return studyloop.Extraction{}, err
 	}
-	ask := newAsker(text, g.opts, b.units)
+	ask := newAsker(text, g.opts, an, b.units)
 	for _, u := range b.units {
 		if err := ask.ask(ctx, u); err != nil {
 			return studyloop.Extraction{}, err

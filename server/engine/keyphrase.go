@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,12 +13,14 @@ const maxPhraseTokens = 4
 
 // phrase is a keyphrase of a topic.
 type phrase struct {
-	text  string // surface form of its first occurrence
-	key   string // its stems, space-separated: occurrences with one key are one phrase
-	class string // what kind of thing it names, for choosing distractors
-	words int
-	count int
-	score float64
+	text string // surface form of its first occurrence
+	key  string // its stems, space-separated: occurrences with one key are one phrase
+	// stemKey is its distinct stems sorted, as stemKey(text) gives them.
+	stemKey string
+	class   string // what kind of thing it names, for choosing distractors
+	words   int
+	count   int
+	score   float64
 }
 
 // occurrence is one place a phrase appears: tokens [from, to) of a sentence.
@@ -73,13 +76,15 @@ func keyphrases(a *analyzer, sents []*sentence) ([]phrase, map[string][]occurren
 			score += float64(degree[id]) / float64(freq[id])
 		}
 		score *= 1 + math.Log(float64(len(list)))
+		text := first.sent.text[first.sent.toks[first.from].Start:first.sent.toks[first.to-1].End()]
 		phrases = append(phrases, phrase{
-			text:  first.sent.text[first.sent.toks[first.from].Start:first.sent.toks[first.to-1].End()],
-			key:   key,
-			class: phraseClass(first.sent, first.from, first.to),
-			words: first.to - first.from,
-			count: len(list),
-			score: score,
+			text:    text,
+			stemKey: sortedKey(key),
+			key:     key,
+			class:   phraseClass(first.sent, first.from, first.to),
+			words:   first.to - first.from,
+			count:   len(list),
+			score:   score,
 		})
 	}
 	sort.SliceStable(phrases, func(i, j int) bool {
@@ -130,6 +135,14 @@ func nounRuns(s *sentence, i, j int) [][2]int {
 		i = end
 	}
 	return out
+}
+
+// sortedKey turns a phrase key into the form stemKey gives: distinct
+// stems, sorted, with a space at each end.
+func sortedKey(key string) string {
+	stems := strings.Fields(key)
+	slices.Sort(stems)
+	return " " + strings.Join(slices.Compact(stems), " ") + " "
 }
 
 func phraseKey(a *analyzer, s *sentence, from, to int) string {

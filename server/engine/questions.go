@@ -59,11 +59,18 @@ type asker struct {
 	pool   map[string][]phrase // study-wide distractors by class, best first
 	groups map[int][]string    // distinct terms (or cell values) of each fact group
 	used   map[studyloop.Span]bool
+	stem   stemmer
 	out    []studyloop.Question
 }
 
-func newAsker(text string, opts Options, units []*unit) *asker {
-	a := &asker{text: text, opts: opts, seen: newDedup(), pool: map[string][]phrase{}, groups: map[int][]string{}, used: map[studyloop.Span]bool{}}
+func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
+	stem := func(lower string) string {
+		if id := an.stem(lower); id >= 0 {
+			return an.stems[id]
+		}
+		return ""
+	}
+	a := &asker{text: text, opts: opts, stem: stem, seen: newDedup(stem), pool: map[string][]phrase{}, groups: map[int][]string{}, used: map[studyloop.Span]bool{}}
 	var all []phrase
 	for _, u := range units {
 		all = append(all, u.phrases[:min(len(u.phrases), phrasesPerClass)]...)
@@ -86,7 +93,7 @@ func newAsker(text string, opts Options, units []*unit) *asker {
 			if groupSeen[f.group] == nil {
 				groupSeen[f.group] = map[string]bool{}
 			}
-			if k := stemKey(v); !groupSeen[f.group][k] && len(a.groups[f.group]) < distractorScan {
+			if k := stemKey(v, a.stem); !groupSeen[f.group][k] && len(a.groups[f.group]) < distractorScan {
 				groupSeen[f.group][k] = true
 				a.groups[f.group] = append(a.groups[f.group], v)
 			}
@@ -118,7 +125,7 @@ func (a *asker) ask(ctx context.Context, u *unit) error {
 				q.Topic = u.topic
 				// One question per sentence or fact: asking the same thing
 				// twice, even in two forms, is a near-duplicate.
-				if a.used[q.Source] || CheckQuestion(a.text, q) != nil {
+				if a.used[q.Source] || checkQuestion(a.text, q, a.stem) != nil {
 					continue
 				}
 				if _, dup := a.seen.add(q.Prompt); dup {
@@ -313,7 +320,7 @@ func (a *asker) clozes(u *unit, n int, withChoices bool) []studyloop.Question {
 				Answer: s.text[b.from:b.to],
 				Source: s.span(),
 			}
-			if leaks(q.Prompt, q.Answer) || len(strings.Fields(q.Prompt)) < minClozeContext+1 {
+			if len(strings.Fields(q.Prompt)) < minClozeContext+1 || indexPrompt(q.Prompt, a.stem).leaks(q.Answer) {
 				continue
 			}
 			if withChoices {
@@ -341,20 +348,21 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 		return q, false
 	}
 	var picked []string
-	keys := []string{stemKey(q.Answer)}
+	keys := []string{stemKey(q.Answer, a.stem)}
+	index := indexPrompt(q.Prompt, a.stem)
 	scanned := 0
 	try := func(p phrase) {
 		scanned++
 		if len(picked) == 3 || p.class != b.class || p.key == b.key || !plainWord(p.text) {
 			return
 		}
-		k := stemKey(p.text)
+		k := p.stemKey
 		for _, have := range keys {
 			if k == have || containsWords(k, have) || containsWords(have, k) {
 				return
 			}
 		}
-		if leaks(q.Prompt, p.text) {
+		if index.leaks(p.text) {
 			return
 		}
 		picked = append(picked, p.text)
@@ -397,14 +405,14 @@ func (a *asker) multipleChoice(u *unit, n int) []studyloop.Question {
 		}
 		q.Type, q.Answer, q.Source = studyloop.QuestionMultipleChoice, answer, f.span
 		var picked []string
-		keys := []string{stemKey(answer)}
+		keys := []string{stemKey(answer, a.stem)}
 	next:
 		for _, v := range a.groups[f.group] {
 			if len(picked) == 3 {
 				break
 			}
 			v = trimEnd(v)
-			k := stemKey(v)
+			k := stemKey(v, a.stem)
 			for _, have := range keys {
 				if k == have || containsWords(k, have) || containsWords(have, k) {
 					continue next

@@ -27,9 +27,10 @@ const (
 )
 
 var (
-	leftoverMarkdown = regexp.MustCompile("\\*\\*|__|`|\\]\\(|!\\[|\\[\\[|^\\s*#{1,6}\\s|^\\s*[-*+>]\\s|^\\s*\\d+[.)]\\s|\\|\\s*-{3}|</?[a-zA-Z][^>]*>|(^|\\s)[*_~]+\\S|\\S[*_~]+($|\\s|[.,;:!?])")
-	secondQuestion   = regexp.MustCompile(`(?i)\?.*\S.*\?|\band (what|why|how|when|where|who|which)\b`)
-	linkTarget       = regexp.MustCompile(`\]\([^)]*\)|<[^>]*>`)
+	markdownMarks  = regexp.MustCompile("\\*\\*|__|`|\\]\\(|!\\[|\\[\\[|^\\s*#{1,6}\\s|\\|\\s*-{3}|</?[a-zA-Z][^>]*>|(^|\\s)[*_~]+\\S|\\S[*_~]+($|\\s|[.,;:!?])")
+	listMarker     = regexp.MustCompile(`^\s*([-*+>]|\d+[.)])\s`)
+	secondQuestion = regexp.MustCompile(`(?i)\?.*\S.*\?|\band (what|why|how|when|where|who|which)\b`)
+	linkTarget     = regexp.MustCompile(`\]\([^)]*\)|<[^>]*>`)
 )
 
 // CheckQuestion reports the first way q falls short of a well-formed
@@ -38,6 +39,21 @@ var (
 // for multiple choice, offer three distinct distractors besides the answer.
 // Checks that span questions (duplicates, coverage) are Validate's.
 func CheckQuestion(text string, q studyloop.Question) error {
+	return checkQuestion(text, q, stemWord)
+}
+
+// stemmer returns the stem of a lower-cased word, or "" for stop words and
+// words without letters. The generator passes one that memoizes.
+type stemmer func(lower string) string
+
+func stemWord(lower string) string {
+	if !isWord(lower) || isStopWord(lower) {
+		return ""
+	}
+	return english.Stem(lower, false)
+}
+
+func checkQuestion(text string, q studyloop.Question, stem stemmer) error {
 	switch q.Type {
 	case studyloop.QuestionCloze, studyloop.QuestionShortAnswer, studyloop.QuestionTermDefinition, studyloop.QuestionMultipleChoice:
 	default:
@@ -59,7 +75,7 @@ func CheckQuestion(text string, q studyloop.Question) error {
 		return errors.New("line break in prompt or answer")
 	}
 	for _, s := range append([]string{prompt, answer}, q.Choices...) {
-		if leftoverMarkdown.MatchString(strings.ReplaceAll(s, Blank, "")) {
+		if leftoverMarkdown(strings.ReplaceAll(s, Blank, "")) {
 			return fmt.Errorf("leftover markdown in %q", s)
 		}
 		if !balanced(strings.ReplaceAll(s, Blank, "")) {
@@ -91,7 +107,7 @@ func CheckQuestion(text string, q studyloop.Question) error {
 	if blanks == 1 && !containsWords(source, normalize(strings.Replace(prompt, Blank, answer, 1))) {
 		return errors.New("cloze with its answer filled in is not its source sentence")
 	}
-	if leaks(prompt, answer) {
+	if indexPrompt(prompt, stem).leaks(answer) {
 		return fmt.Errorf("prompt gives the answer %q away", answer)
 	}
 	if q.Type != studyloop.QuestionMultipleChoice {
@@ -100,14 +116,15 @@ func CheckQuestion(text string, q studyloop.Question) error {
 		}
 		return nil
 	}
-	return checkChoices(prompt, answer, q.Choices)
+	return checkChoices(prompt, answer, q.Choices, stem)
 }
 
-func checkChoices(prompt, answer string, choices []string) error {
+func checkChoices(prompt, answer string, choices []string, stem stemmer) error {
 	if len(choices) != 4 {
 		return fmt.Errorf("%d choices, want 4", len(choices))
 	}
 	hits := 0
+	index := indexPrompt(prompt, stem)
 	keys := make([]string, len(choices))
 	for i, c := range choices {
 		if c == answer {
@@ -116,7 +133,7 @@ func checkChoices(prompt, answer string, choices []string) error {
 		if strings.TrimSpace(c) != c || c == "" {
 			return errors.New("empty or untrimmed choice")
 		}
-		keys[i] = stemKey(c)
+		keys[i] = stemKey(c, stem)
 	}
 	if hits != 1 {
 		return fmt.Errorf("answer among the choices %d times, want once", hits)
@@ -127,7 +144,7 @@ func checkChoices(prompt, answer string, choices []string) error {
 				return fmt.Errorf("choices %q and %q overlap", choices[i], choices[j])
 			}
 		}
-		if choices[i] != answer && leaks(prompt, choices[i]) {
+		if choices[i] != answer && index.leaks(choices[i]) {
 			return fmt.Errorf("prompt contains the choice %q", choices[i])
 		}
 	}
@@ -145,13 +162,13 @@ func Validate(text string, ex studyloop.Extraction) error {
 		switch {
 		case t.Parent < -1 || t.Parent >= i:
 			errs = append(errs, fmt.Errorf("topic %d: parent %d does not come before it", i, t.Parent))
-		case strings.TrimSpace(t.Title) == "" || leftoverMarkdown.MatchString(t.Title):
+		case strings.TrimSpace(t.Title) == "" || leftoverMarkdown(t.Title):
 			errs = append(errs, fmt.Errorf("topic %d: bad title %q", i, t.Title))
 		case t.Span.Start < 0 || t.Span.End > len(text) || t.Span.Start > t.Span.End:
 			errs = append(errs, fmt.Errorf("topic %d: span outside the text", i))
 		}
 	}
-	seen := newDedup()
+	seen := newDedup(stemWord)
 	for i, q := range ex.Questions {
 		if q.Topic < 0 || q.Topic >= len(ex.Topics) {
 			errs = append(errs, fmt.Errorf("question %d: topic %d out of range", i, q.Topic))
@@ -176,6 +193,16 @@ func Validate(text string, ex studyloop.Extraction) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// leftoverMarkdown reports whether s still holds markdown syntax: emphasis
+// or code marks, link or image brackets, HTML tags, table rules, heading
+// or list markers.
+func leftoverMarkdown(s string) bool {
+	if strings.ContainsAny(s, "*_`~[]!<>|#") && markdownMarks.MatchString(s) {
+		return true
+	}
+	return listMarker.MatchString(s)
 }
 
 // normalize lower-cases s and reduces it to words separated by single
@@ -207,34 +234,46 @@ func containsWords(haystack, needle string) bool {
 }
 
 // contentStems returns the sorted, distinct stems of the content words of s.
-func contentStems(s string) []string {
+func contentStems(s string, stem stemmer) []string {
 	var out []string
 	for _, w := range strings.Fields(normalize(s)) {
-		if isWord(w) && !isStopWord(w) {
-			out = append(out, english.Stem(w, false))
+		if st := stem(w); st != "" {
+			out = append(out, st)
 		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
-func stemKey(s string) string { return " " + strings.Join(contentStems(s), " ") + " " }
+func stemKey(s string, stem stemmer) string {
+	return " " + strings.Join(contentStems(s, stem), " ") + " "
+}
 
-// leaks reports whether prompt gives away answer: the answer appears in it
-// word for word, or every content word of a short answer appears in it in
-// some form.
-func leaks(prompt, answer string) bool {
+// promptIndex holds what leak checks need of a prompt, computed once.
+type promptIndex struct {
+	norm  string
+	stems []string
+	stem  stemmer
+}
+
+func indexPrompt(prompt string, stem stemmer) promptIndex {
 	p := strings.ReplaceAll(prompt, Blank, " ")
-	if containsWords(normalize(p), normalize(answer)) {
+	return promptIndex{norm: normalize(p), stems: contentStems(p, stem), stem: stem}
+}
+
+// leaks reports whether the prompt gives away answer: the answer appears
+// in it word for word, or every content word of a short answer appears in
+// it in some form.
+func (p promptIndex) leaks(answer string) bool {
+	if containsWords(p.norm, normalize(answer)) {
 		return true
 	}
-	stems := contentStems(answer)
+	stems := contentStems(answer, p.stem)
 	if len(stems) == 0 || len(stems) > 3 {
 		return false
 	}
-	have := contentStems(p)
 	for _, s := range stems {
-		if _, found := slices.BinarySearch(have, s); !found {
+		if _, found := slices.BinarySearch(p.stems, s); !found {
 			return false
 		}
 	}
@@ -290,6 +329,7 @@ func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigi
 // signatures banded for locality-sensitive hashing, confirmed by the exact
 // Jaccard similarity of the two stem sets.
 type dedup struct {
+	stem  stemmer
 	exact map[string]int
 	bands map[uint64][]int
 	sets  [][]string
@@ -300,8 +340,8 @@ const (
 	minhashRows  = 3
 )
 
-func newDedup() *dedup {
-	return &dedup{exact: map[string]int{}, bands: map[uint64][]int{}}
+func newDedup(stem stemmer) *dedup {
+	return &dedup{stem: stem, exact: map[string]int{}, bands: map[uint64][]int{}}
 }
 
 // add records prompt unless it duplicates an earlier one, whose index it
@@ -311,7 +351,7 @@ func (d *dedup) add(prompt string) (int, bool) {
 	if j, ok := d.exact[norm]; ok {
 		return j, true
 	}
-	set := contentStems(strings.ReplaceAll(prompt, Blank, " "))
+	set := contentStems(strings.ReplaceAll(prompt, Blank, " "), d.stem)
 	keys := bandKeys(set)
 	for _, k := range keys {
 		for _, j := range d.bands[k] {
