@@ -1,0 +1,409 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/studyloop/studyloop/server/fsrs"
+	"github.com/studyloop/studyloop/server/mastery"
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// NewQuestionsPerDay bounds how many never-answered questions of one study
+// NextQuestion introduces in any 24 hours; due reviews are not bounded.
+const NewQuestionsPerDay = 20
+
+// scheduler is the FSRS-6 scheduler with its defaults; it holds no state.
+var scheduler = fsrs.Default()
+
+// cardModel is a row of cards: the FSRS state of one answered question.
+type cardModel struct {
+	bun.BaseModel `bun:"table:cards"`
+	QuestionID    int64     `bun:"question_id,pk"`
+	UserID        int64     `bun:"user_id"`
+	StudyID       string    `bun:"study_id"`
+	TopicID       int64     `bun:"topic_id"`
+	Due           time.Time `bun:"due"`
+	Stability     float64   `bun:"stability"`
+	Difficulty    float64   `bun:"difficulty"`
+	Reps          int       `bun:"reps"`
+	Lapses        int       `bun:"lapses"`
+	State         int       `bun:"state"`
+	Step          int       `bun:"step"`
+	LastReview    time.Time `bun:"last_review"`
+}
+
+func (m *cardModel) card() fsrs.Card {
+	return fsrs.Card{
+		Due: m.Due.UTC(), Stability: m.Stability, Difficulty: m.Difficulty,
+		Reps: m.Reps, Lapses: m.Lapses, State: fsrs.State(m.State), Step: m.Step,
+		LastReview: m.LastReview.UTC(),
+	}
+}
+
+func (m *cardModel) set(c fsrs.Card) {
+	m.Due, m.Stability, m.Difficulty = c.Due, c.Stability, c.Difficulty
+	m.Reps, m.Lapses, m.State, m.Step = c.Reps, c.Lapses, int(c.State), c.Step
+	m.LastReview = c.LastReview
+}
+
+// reviewLogModel is a row of review_logs: one answer.
+type reviewLogModel struct {
+	bun.BaseModel `bun:"table:review_logs"`
+	ID            int64     `bun:"id,pk,autoincrement"`
+	UserID        int64     `bun:"user_id"`
+	StudyID       string    `bun:"study_id"`
+	TopicID       int64     `bun:"topic_id"`
+	QuestionID    int64     `bun:"question_id"`
+	Rating        int       `bun:"rating"`
+	State         int       `bun:"state"`
+	ReviewedAt    time.Time `bun:"reviewed_at"`
+	ElapsedDays   float64   `bun:"elapsed_days"`
+	ScheduledDays float64   `bun:"scheduled_days"`
+	Stability     float64   `bun:"stability"`
+	Difficulty    float64   `bun:"difficulty"`
+}
+
+// topicProgressModel is a row of topic_progress: a user's answer count and
+// streaks in one topic, updated with every answer.
+type topicProgressModel struct {
+	bun.BaseModel `bun:"table:topic_progress"`
+	TopicID       int64  `bun:"topic_id,pk"`
+	UserID        int64  `bun:"user_id"`
+	StudyID       string `bun:"study_id"`
+	Attempts      int    `bun:"attempts"`
+	CurrentStreak int    `bun:"current_streak"`
+	BestStreak    int    `bun:"best_streak"`
+}
+
+// RecordAnswer schedules the user's answer to a question, rated r at now:
+// in one transaction it updates the question's card, appends the answer to
+// the review log and counts it in the topic's attempts and streaks, and it
+// returns the new card. Concurrent answers to the same question, or to
+// questions of the same topic, are applied one after the other. A question that is not
+// the user's is ENOTFOUND; an invalid rating is EINVALID.
+func (db *DB) RecordAnswer(ctx context.Context, userID, questionID int64, r fsrs.Rating, now time.Time) (fsrs.Card, error) {
+	if !r.Valid() {
+		return fsrs.Card{}, studyloop.Errorf(studyloop.EINVALID, "Rating must be again, hard, good or easy.")
+	}
+	now = storedTime(now)
+	var result fsrs.Card
+	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		row := cardModel{QuestionID: questionID, UserID: userID, Due: now, LastReview: now}
+		err := tx.NewSelect().
+			TableExpr("questions AS q").
+			Join("JOIN studies AS s ON s.id = q.study_id").
+			ColumnExpr("q.study_id, q.topic_id").
+			Where("q.id = ?", questionID).
+			Where("s.user_id = ?", userID).
+			Scan(ctx, &row.StudyID, &row.TopicID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return studyloop.Errorf(studyloop.ENOTFOUND, "Question not found.")
+		}
+		if err != nil {
+			return fmt.Errorf("store: find question: %w", err)
+		}
+		// A new question gets its card row first, so that the row lock
+		// below serialises even the first two answers to it.
+		if _, err := tx.NewInsert().Model(&row).On("CONFLICT (question_id) DO NOTHING").Exec(ctx); err != nil {
+			return fmt.Errorf("store: create card: %w", err)
+		}
+		q := tx.NewSelect().Model(&row).WherePK()
+		if db.IsPostgres() {
+			q = q.For("UPDATE") // SQLite transactions already hold the write lock
+		}
+		if err := q.Scan(ctx); err != nil {
+			return fmt.Errorf("store: read card: %w", err)
+		}
+		before := row.card()
+		if before.Reps == 0 {
+			before = fsrs.Card{} // the placeholder inserted above
+		}
+		next, log, err := scheduler.Next(before, r, now)
+		if err != nil {
+			return studyloop.Errorf(studyloop.EINVALID, "Rating must be again, hard, good or easy.")
+		}
+		next.Due = storedTime(next.Due)
+		row.set(next)
+		if _, err := tx.NewUpdate().Model(&row).WherePK().Exec(ctx); err != nil {
+			return fmt.Errorf("store: update card: %w", err)
+		}
+		// The topic's lock is taken before the log is appended, so that log
+		// order and streak order agree.
+		if err := db.countAnswer(ctx, tx, topicProgressModel{TopicID: row.TopicID, UserID: userID, StudyID: row.StudyID}, r); err != nil {
+			return err
+		}
+		entry := reviewLogModel{
+			UserID: userID, StudyID: row.StudyID, TopicID: row.TopicID, QuestionID: questionID,
+			Rating: int(r), State: int(log.State), ReviewedAt: now,
+			ElapsedDays: log.ElapsedDays, ScheduledDays: log.ScheduledDays,
+			Stability: next.Stability, Difficulty: next.Difficulty,
+		}
+		if _, err := tx.NewInsert().Model(&entry).Exec(ctx); err != nil {
+			return fmt.Errorf("store: append review log: %w", err)
+		}
+		result = next
+		return nil
+	})
+	return result, err
+}
+
+// countAnswer adds an answer rated r to the topic's attempts and streaks,
+// holding the topic's row lock so that concurrent answers in one topic
+// count in order.
+func (db *DB) countAnswer(ctx context.Context, tx bun.Tx, p topicProgressModel, r fsrs.Rating) error {
+	if _, err := tx.NewInsert().Model(&p).On("CONFLICT (topic_id) DO NOTHING").Exec(ctx); err != nil {
+		return fmt.Errorf("store: create topic progress: %w", err)
+	}
+	q := tx.NewSelect().Model(&p).WherePK()
+	if db.IsPostgres() {
+		q = q.For("UPDATE")
+	}
+	if err := q.Scan(ctx); err != nil {
+		return fmt.Errorf("store: read topic progress: %w", err)
+	}
+	streak := mastery.Streak{Current: p.CurrentStreak, Best: p.BestStreak}
+	streak.Add(r)
+	p.Attempts++
+	p.CurrentStreak, p.BestStreak = streak.Current, streak.Best
+	if _, err := tx.NewUpdate().Model(&p).WherePK().Exec(ctx); err != nil {
+		return fmt.Errorf("store: update topic progress: %w", err)
+	}
+	return nil
+}
+
+// NextQuestion returns the question the user should practise next in a
+// study at now: the most overdue review first, then, while fewer than
+// NewQuestionsPerDay new questions were started in the last 24 hours, the
+// first question never answered, in study order. found is false when
+// nothing is due. A study that is not the user's is ENOTFOUND.
+func (db *DB) NextQuestion(ctx context.Context, userID int64, studyID string, now time.Time) (q studyloop.Question, found bool, err error) {
+	now = storedTime(now)
+	if err := db.checkStudyOwner(ctx, userID, studyID); err != nil {
+		return q, false, err
+	}
+	var rows []questionRow
+	err = db.NewSelect().
+		TableExpr("cards AS c").
+		Join("JOIN questions AS q ON q.id = c.question_id").
+		ColumnExpr("q.id, q.topic_id, q.type, q.prompt, q.answer, q.choices, q.span_start, q.span_end").
+		Where("c.user_id = ?", userID).
+		Where("c.study_id = ?", studyID).
+		Where("c.due <= ?", now).
+		OrderExpr("c.due, c.question_id").
+		Limit(1).
+		Scan(ctx, &rows)
+	if err != nil {
+		return q, false, fmt.Errorf("store: due question: %w", err)
+	}
+	if len(rows) == 0 {
+		started, err := db.NewSelect().
+			Model((*reviewLogModel)(nil)).
+			Where("user_id = ?", userID).
+			Where("study_id = ?", studyID).
+			Where("state = ?", int(fsrs.New)).
+			Where("reviewed_at > ?", now.Add(-24*time.Hour)).
+			Count(ctx)
+		if err != nil {
+			return q, false, fmt.Errorf("store: count new questions: %w", err)
+		}
+		if started >= NewQuestionsPerDay {
+			return q, false, nil
+		}
+		err = db.NewSelect().
+			TableExpr("questions AS q").
+			ColumnExpr("q.id, q.topic_id, q.type, q.prompt, q.answer, q.choices, q.span_start, q.span_end").
+			Where("q.study_id = ?", studyID).
+			Where("NOT EXISTS (SELECT 1 FROM cards AS c WHERE c.question_id = q.id)").
+			OrderExpr("q.position").
+			Limit(1).
+			Scan(ctx, &rows)
+		if err != nil {
+			return q, false, fmt.Errorf("store: new question: %w", err)
+		}
+	}
+	if len(rows) == 0 {
+		return q, false, nil
+	}
+	r := rows[0]
+	q = studyloop.Question{
+		ID: r.ID, TopicID: r.TopicID, Type: studyloop.QuestionType(r.Type),
+		Prompt: r.Prompt, Answer: r.Answer,
+		Source: studyloop.Span{Start: r.SpanStart, End: r.SpanEnd},
+	}
+	if err := json.Unmarshal([]byte(r.Choices), &q.Choices); err != nil {
+		return q, false, fmt.Errorf("store: question %d choices: %w", r.ID, err)
+	}
+	return q, true, nil
+}
+
+// StudyMastery returns the user's mastery of one study at now, topic by
+// topic in study order. A study that is not the user's is ENOTFOUND.
+func (db *DB) StudyMastery(ctx context.Context, userID int64, studyID string, now time.Time) (studyloop.StudyMastery, error) {
+	now = storedTime(now)
+	study, err := db.GetStudy(ctx, userID, studyID)
+	if err != nil {
+		return studyloop.StudyMastery{}, err
+	}
+	var topics []struct {
+		ID       int64  `bun:"id"`
+		ParentID *int64 `bun:"parent_id"`
+		Title    string `bun:"title"`
+	}
+	if err := db.NewSelect().TableExpr("topics").ColumnExpr("id, parent_id, title").
+		Where("study_id = ?", studyID).OrderExpr("position").Scan(ctx, &topics); err != nil {
+		return studyloop.StudyMastery{}, fmt.Errorf("store: topics: %w", err)
+	}
+	var perTopic []struct {
+		TopicID int64 `bun:"topic_id"`
+		N       int   `bun:"n"`
+	}
+	if err := db.NewSelect().TableExpr("questions").ColumnExpr("topic_id, count(*) AS n").
+		Where("study_id = ?", studyID).GroupExpr("topic_id").Scan(ctx, &perTopic); err != nil {
+		return studyloop.StudyMastery{}, fmt.Errorf("store: count questions: %w", err)
+	}
+	var cards []cardModel
+	if err := db.NewSelect().Model(&cards).
+		Column("topic_id", "due", "stability", "state", "last_review").
+		Where("user_id = ?", userID).Where("study_id = ?", studyID).Scan(ctx); err != nil {
+		return studyloop.StudyMastery{}, fmt.Errorf("store: cards: %w", err)
+	}
+
+	type tally struct {
+		questions int
+		cards     []fsrs.Card
+		attempts  int
+		streak    mastery.Streak
+	}
+	byTopic := make(map[int64]*tally, len(topics))
+	for _, t := range topics {
+		byTopic[t.ID] = &tally{}
+	}
+	for _, pt := range perTopic {
+		if t := byTopic[pt.TopicID]; t != nil {
+			t.questions = pt.N
+		}
+	}
+	for i := range cards {
+		if t := byTopic[cards[i].TopicID]; t != nil {
+			t.cards = append(t.cards, cards[i].card())
+		}
+	}
+	var progress []topicProgressModel
+	if err := db.NewSelect().Model(&progress).
+		Where("user_id = ?", userID).Where("study_id = ?", studyID).Scan(ctx); err != nil {
+		return studyloop.StudyMastery{}, fmt.Errorf("store: topic progress: %w", err)
+	}
+	for _, p := range progress {
+		if t := byTopic[p.TopicID]; t != nil {
+			t.attempts = p.Attempts
+			t.streak = mastery.Streak{Current: p.CurrentStreak, Best: p.BestStreak}
+		}
+	}
+
+	sm := studyloop.StudyMastery{StudyID: study.ID, Title: study.Title, Status: study.Status}
+	parts := make([]studyloop.MasteryFigures, 0, len(topics))
+	for _, t := range topics {
+		tl := byTopic[t.ID]
+		f := mastery.Cards(scheduler, withNew(tl.cards, tl.questions), now)
+		f.Attempts = tl.attempts
+		sm.Topics = append(sm.Topics, studyloop.TopicMastery{
+			TopicID: t.ID, ParentID: t.ParentID, Title: t.Title, MasteryFigures: f,
+			CurrentStreak: tl.streak.Current, BestStreak: tl.streak.Best,
+		})
+		parts = append(parts, f)
+	}
+	sm.MasteryFigures = mastery.Combine(parts...)
+	return sm, nil
+}
+
+// withNew pads answered cards with new (zero) cards up to the number of
+// questions, since unanswered questions have no card row.
+func withNew(cards []fsrs.Card, questions int) []fsrs.Card {
+	for len(cards) < questions {
+		cards = append(cards, fsrs.Card{})
+	}
+	return cards
+}
+
+// MasterySummary returns the user's mastery across every ready study at
+// now, newest study first, with the overall score weighted by question
+// count.
+func (db *DB) MasterySummary(ctx context.Context, userID int64, now time.Time) (studyloop.MasterySummary, error) {
+	now = storedTime(now)
+	var heads []studyRow
+	if err := db.NewSelect().Model(&heads).Column("id", "title", "status").
+		Where("user_id = ?", userID).Where("status = ?", string(studyloop.StatusReady)).
+		OrderExpr("created_at DESC, id DESC").Scan(ctx, &heads); err != nil {
+		return studyloop.MasterySummary{}, fmt.Errorf("store: ready studies: %w", err)
+	}
+	var counts []struct {
+		StudyID string `bun:"study_id"`
+		N       int    `bun:"n"`
+	}
+	if err := db.NewSelect().TableExpr("questions AS q").
+		Join("JOIN studies AS s ON s.id = q.study_id").
+		ColumnExpr("q.study_id, count(*) AS n").
+		Where("s.user_id = ?", userID).Where("s.status = ?", string(studyloop.StatusReady)).
+		GroupExpr("q.study_id").Scan(ctx, &counts); err != nil {
+		return studyloop.MasterySummary{}, fmt.Errorf("store: count questions: %w", err)
+	}
+	var attempts []struct {
+		StudyID string `bun:"study_id"`
+		N       int    `bun:"n"`
+	}
+	if err := db.NewSelect().Model((*topicProgressModel)(nil)).
+		ColumnExpr("study_id, sum(attempts) AS n").
+		Where("user_id = ?", userID).GroupExpr("study_id").Scan(ctx, &attempts); err != nil {
+		return studyloop.MasterySummary{}, fmt.Errorf("store: count answers: %w", err)
+	}
+	var cards []cardModel
+	if err := db.NewSelect().Model(&cards).
+		Column("study_id", "due", "stability", "state", "last_review").
+		Where("user_id = ?", userID).Scan(ctx); err != nil {
+		return studyloop.MasterySummary{}, fmt.Errorf("store: cards: %w", err)
+	}
+
+	type tally struct {
+		questions, attempts int
+		cards               []fsrs.Card
+	}
+	byStudy := make(map[string]*tally, len(heads))
+	for _, h := range heads {
+		byStudy[h.ID] = &tally{}
+	}
+	for _, c := range counts {
+		if t := byStudy[c.StudyID]; t != nil {
+			t.questions = c.N
+		}
+	}
+	for _, a := range attempts {
+		if t := byStudy[a.StudyID]; t != nil {
+			t.attempts = a.N
+		}
+	}
+	for i := range cards {
+		if t := byStudy[cards[i].StudyID]; t != nil {
+			t.cards = append(t.cards, cards[i].card())
+		}
+	}
+	sum := studyloop.MasterySummary{Studies: make([]studyloop.StudyMastery, 0, len(heads))}
+	parts := make([]studyloop.MasteryFigures, 0, len(heads))
+	for _, h := range heads {
+		t := byStudy[h.ID]
+		f := mastery.Cards(scheduler, withNew(t.cards, t.questions), now)
+		f.Attempts = t.attempts
+		sum.Studies = append(sum.Studies, studyloop.StudyMastery{
+			StudyID: h.ID, Title: h.Title, Status: studyloop.StudyStatus(h.Status), MasteryFigures: f,
+		})
+		parts = append(parts, f)
+	}
+	sum.MasteryFigures = mastery.Combine(parts...)
+	return sum, nil
+}
