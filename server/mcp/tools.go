@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -296,8 +297,14 @@ func (s *Server) createStudy(ctx context.Context, userID int64, args json.RawMes
 		return nil, err
 	}
 	if err := studyloop.ValidateStudyText(in.Text); err != nil {
-		return nil, toolErrorf("%s The text must be 1 to %d characters; received %d characters. Nothing was stored.",
-			studyloop.ErrorMessage(err), studyloop.MaxStudyTextChars, utf8.RuneCountInString(in.Text))
+		// Every refusal states the limit and what was received; the
+		// domain's over-limit message already does.
+		msg := studyloop.ErrorMessage(err)
+		if studyloop.ErrorCode(err) != studyloop.ETOOLARGE {
+			msg += fmt.Sprintf(" The text must be 1 to %s characters; received %s characters.",
+				thousands(studyloop.MaxStudyTextChars), thousands(utf8.RuneCountInString(in.Text)))
+		}
+		return nil, toolErrorf("%s Nothing was stored.", msg)
 	}
 	study, err := s.store.CreateStudy(ctx, userID, in.Title, in.Text)
 	if err != nil {
@@ -319,6 +326,15 @@ func (s *Server) getStudyStatus(ctx context.Context, userID int64, args json.Raw
 		return nil, domainError(err, in.StudyID)
 	}
 	return newStudyOutput(study), nil
+}
+
+// thousands formats n >= 0 with comma separators, as in 400,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func newStudyOutput(st studyloop.Study) studyOutput {
