@@ -128,7 +128,7 @@ func (a *asker) ask(ctx context.Context, u *unit) error {
 				if a.used[q.Source] || checkQuestion(a.text, q, a.stem) != nil {
 					continue
 				}
-				if _, dup := a.seen.add(q.Prompt); dup {
+				if _, dup := a.seen.add(q.Prompt, q.Answer); dup {
 					continue
 				}
 				a.used[q.Source] = true
@@ -252,8 +252,12 @@ func (a *asker) termDefinitions(u *unit, n int) []studyloop.Question {
 	return out
 }
 
+// describePrefix opens a prompt that gives a definition and asks for its
+// term.
+const describePrefix = "Which term matches this description: "
+
 func describePrompt(def string) string {
-	return "Which term matches this description: " + trimEnd(def) + "?"
+	return describePrefix + trimEnd(def) + "?"
 }
 
 func cellPrompt(f fact) string {

@@ -21,8 +21,9 @@ const Blank = "_____"
 const (
 	MaxAnswerChars = 200
 	MaxPromptChars = 600
-	// NearDuplicate is the Jaccard similarity of two prompts' content
-	// stems at and above which they count as the same question.
+	// NearDuplicate is the Jaccard similarity of the content stems of two
+	// questions (prompt and answer) at and above which they count as the
+	// same question.
 	NearDuplicate = 0.8
 )
 
@@ -177,7 +178,7 @@ func Validate(text string, ex studyloop.Extraction) error {
 		if err := CheckQuestion(text, q); err != nil {
 			errs = append(errs, fmt.Errorf("question %d (%q): %w", i, q.Prompt, err))
 		}
-		if j, dup := seen.add(q.Prompt); dup {
+		if j, dup := seen.add(q.Prompt, q.Answer); dup {
 			errs = append(errs, fmt.Errorf("question %d (%q) duplicates question %d (%q)", i, q.Prompt, j, ex.Questions[j].Prompt))
 		}
 		for t := q.Topic; t >= 0 && t < len(ex.Topics) && !covered[t]; t = ex.Topics[t].Parent {
@@ -290,7 +291,7 @@ func truncated(s string) bool {
 		return true
 	}
 	switch words[len(words)-1] {
-	case "a", "an", "the", "and", "or", "of", "to", "with", "for", "by", "in":
+	case "a", "an", "the", "and", "or", "of", "to", "with", "for", "by", "in", "that", "which":
 		return len(words) > 1
 	}
 	return false
@@ -344,14 +345,17 @@ func newDedup(stem stemmer) *dedup {
 	return &dedup{stem: stem, exact: map[string]int{}, bands: map[uint64][]int{}}
 }
 
-// add records prompt unless it duplicates an earlier one, whose index it
-// then returns with true.
-func (d *dedup) add(prompt string) (int, bool) {
+// add records a question unless it duplicates an earlier one, whose index
+// it then returns with true. Exact duplicates share a prompt; near
+// duplicates share most content stems of prompt and answer together, so
+// the same fact asked twice (a sentence blanked in two places, a
+// definition asked both ways) counts as one question.
+func (d *dedup) add(prompt, answer string) (int, bool) {
 	norm := normalize(strings.ReplaceAll(prompt, Blank, " "))
 	if j, ok := d.exact[norm]; ok {
 		return j, true
 	}
-	set := contentStems(strings.ReplaceAll(prompt, Blank, " "), d.stem)
+	set := contentStems(strings.TrimPrefix(strings.ReplaceAll(prompt, Blank, " "), describePrefix)+" "+answer, d.stem)
 	keys := bandKeys(set)
 	for _, k := range keys {
 		for _, j := range d.bands[k] {

@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+const validateText = "The mitochondrion is the organelle that makes ATP. **Ribosomes** build proteins from amino acids in the cytoplasm of every cell."
+
+// spanOf returns the span of the first occurrence of s in validateText.
+func spanOf(t *testing.T, s string) studyloop.Span {
+	t.Helper()
+	i := strings.Index(validateText, s)
+	if i < 0 {
+		t.Fatalf("%q not in the text", s)
+	}
+	return studyloop.Span{Start: i, End: i + len(s)}
+}
+
+func TestCheckQuestion(t *testing.T) {
+	first := "The mitochondrion is the organelle that makes ATP."
+	second := "**Ribosomes** build proteins from amino acids in the cytoplasm of every cell."
+	cloze := func(prompt, answer string) studyloop.Question {
+		return studyloop.Question{Type: studyloop.QuestionCloze, Prompt: prompt, Answer: answer, Source: spanOf(t, second)}
+	}
+	mc := func(choices ...string) studyloop.Question {
+		q := cloze("Ribosomes build proteins from _____ in the cytoplasm of every cell.", "amino acids")
+		q.Type, q.Choices = studyloop.QuestionMultipleChoice, choices
+		return q
+	}
+	tests := []struct {
+		name    string
+		q       studyloop.Question
+		wantErr string // "" for a valid question
+	}{
+		{"good short answer", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What is the mitochondrion?", Answer: "the organelle that makes ATP", Source: spanOf(t, first)}, ""},
+		{"good cloze through markdown", cloze("Ribosomes build proteins from _____ in the cytoplasm of every cell.", "amino acids"), ""},
+		{"good multiple choice", mc("fatty acids", "amino acids", "simple sugars", "nucleotides"), ""},
+		{"unknown type", studyloop.Question{Type: "essay", Prompt: "Why?", Answer: "x", Source: spanOf(t, first)}, "unknown type"},
+		{"span outside text", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What?", Answer: "ATP", Source: studyloop.Span{Start: 10, End: 10_000}}, "outside the text"},
+		{"not grounded", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What is the mitochondrion?", Answer: "the nucleus of the cell", Source: spanOf(t, first)}, "not found in its source"},
+		{"grounded elsewhere only", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What do ribosomes build?", Answer: "proteins", Source: spanOf(t, first)}, "not found in its source"},
+		{"answer in prompt", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What is the organelle that makes ATP?", Answer: "organelle that makes ATP", Source: spanOf(t, first)}, "gives the answer"},
+		{"stem of answer in prompt", cloze("Ribosomes build protein from _____ in the cytoplasm of every cell.", "proteins"), "not its source sentence"},
+		{"cloze refilled is not the source", cloze("Ribosomes build lipids from _____ in the cytoplasm of every cell.", "amino acids"), "not its source sentence"},
+		{"two blanks", cloze("Ribosomes build _____ from _____ in the cytoplasm of every cell.", "amino acids"), "more than one blank"},
+		{"no blank no question", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "Name the organelle", Answer: "mitochondrion", Source: spanOf(t, first)}, "neither asks"},
+		{"two questions", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What is the mitochondrion and what does it make?", Answer: "the organelle that makes ATP", Source: spanOf(t, first)}, "more than one question"},
+		{"leftover bold", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What do **Ribosomes** build?", Answer: "proteins", Source: spanOf(t, second)}, "leftover markdown"},
+		{"leftover link", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What is [ATP](x)?", Answer: "proteins", Source: spanOf(t, second)}, "leftover markdown"},
+		{"truncated answer", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What is the mitochondrion?", Answer: "the organelle that", Source: spanOf(t, first)}, "cut off"},
+		{"answer ends in article", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What is the mitochondrion?", Answer: "the organelle that makes ATP and the", Source: spanOf(t, first)}, "cut off"},
+		{"unbalanced", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What (is the mitochondrion?", Answer: "the organelle that makes ATP", Source: spanOf(t, first)}, "unbalanced"},
+		{"cloze not a sentence", cloze("Ribosomes build proteins from _____ in the cytoplasm of every cell", "amino acids"), "not complete"},
+		{"choices on short answer", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What is the mitochondrion?", Answer: "the organelle that makes ATP", Choices: []string{"a"}, Source: spanOf(t, first)}, "choices on a question"},
+		{"three choices", mc("fatty acids", "amino acids", "simple sugars"), "3 choices"},
+		{"answer missing from choices", mc("fatty acids", "lipids", "simple sugars", "nucleotides"), "answer among the choices 0 times"},
+		{"duplicate distractors", mc("fatty acids", "amino acids", "Fatty acids", "nucleotides"), "overlap"},
+		{"distractor contains answer", mc("fatty acids", "amino acids", "essential amino acids", "nucleotides"), "overlap"},
+		{"distractor in prompt", mc("fatty acids", "amino acids", "cytoplasm", "nucleotides"), "contains the choice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckQuestion(validateText, tt.q)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("CheckQuestion: %v, want no error", err)
+			case tt.wantErr != "" && err == nil:
+				t.Fatalf("CheckQuestion: no error, want one containing %q", tt.wantErr)
+			case tt.wantErr != "" && !strings.Contains(err.Error(), tt.wantErr):
+				t.Fatalf("CheckQuestion: %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestValidateStudyWideRules(t *testing.T) {
+	first := "The mitochondrion is the organelle that makes ATP."
+	q := studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What is the mitochondrion?", Answer: "the organelle that makes ATP", Source: spanOf(t, first)}
+	reverse := studyloop.Question{Type: studyloop.QuestionTermDefinition, Prompt: "Which term matches this description: the organelle that makes ATP?", Answer: "mitochondrion", Source: spanOf(t, first)}
+	second := "**Ribosomes** build proteins from amino acids in the cytoplasm of every cell."
+	cloze1 := studyloop.Question{Type: studyloop.QuestionCloze, Prompt: "Ribosomes build proteins from _____ in the cytoplasm of every cell.", Answer: "amino acids", Source: spanOf(t, second)}
+	cloze2 := studyloop.Question{Type: studyloop.QuestionCloze, Prompt: "Ribosomes build proteins from amino acids in the _____ of every cell.", Answer: "cytoplasm", Source: spanOf(t, second)}
+	topics := []studyloop.Topic{{Parent: -1, Title: "Cells", Span: studyloop.Span{End: len(validateText)}}}
+	tests := []struct {
+		name    string
+		ex      studyloop.Extraction
+		wantErr string
+	}{
+		{"valid", studyloop.Extraction{Topics: topics, Questions: []studyloop.Question{q}}, ""},
+		{"exact duplicate", studyloop.Extraction{Topics: topics, Questions: []studyloop.Question{q, q}}, "duplicates question 0"},
+		{"near duplicate: same fact asked the other way", studyloop.Extraction{Topics: topics, Questions: []studyloop.Question{q, reverse}}, "duplicates question 0"},
+		{"near duplicate: same sentence blanked twice", studyloop.Extraction{Topics: topics, Questions: []studyloop.Question{cloze1, cloze2}}, "duplicates question 0"},
+		{"topic without questions", studyloop.Extraction{Topics: append(topics, studyloop.Topic{Parent: -1, Title: "Empty"}), Questions: []studyloop.Question{q}}, "has no question"},
+		{"covered through a subtopic", studyloop.Extraction{Topics: []studyloop.Topic{topics[0], {Parent: 0, Title: "Organelles"}}, Questions: []studyloop.Question{withTopic(q, 1)}}, ""},
+		{"parent after child", studyloop.Extraction{Topics: []studyloop.Topic{{Parent: 1, Title: "A"}, {Parent: -1, Title: "B"}}, Questions: []studyloop.Question{q}}, "does not come before"},
+		{"question topic out of range", studyloop.Extraction{Topics: topics, Questions: []studyloop.Question{withTopic(q, 3)}}, "out of range"},
+		{"markdown in title", studyloop.Extraction{Topics: []studyloop.Topic{{Parent: -1, Title: "**Cells**"}}, Questions: []studyloop.Question{q}}, "bad title"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Validate(validateText, tt.ex)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("Validate: %v, want no error", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("Validate: %v, want an error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func withTopic(q studyloop.Question, t int) studyloop.Question { q.Topic = t; return q }
+
+func TestDedupScalesWithDistinctPrompts(t *testing.T) {
+	d := newDedup(stemWord)
+	words := strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango")
+	n := 0
+	for i, a := range words {
+		for j, b := range words {
+			if i != j {
+				if _, dup := d.add("What links "+a+" with "+b+" here?", "nothing"); !dup {
+					n++
+				}
+			}
+		}
+	}
+	// Ordered pairs share their stems with the reversed pair, so exactly
+	// half are near duplicates.
+	if want := len(words) * (len(words) - 1) / 2; n != want {
+		t.Errorf("%d distinct prompts kept, want %d", n, want)
+	}
+}
