@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -100,7 +101,7 @@ func mustCreate(tb testing.TB, db *store.DB, userID int64, text string) studyloo
 // startPool runs a pool until the test ends and waits for it to stop.
 func startPool(t *testing.T, db *store.DB, gen studyloop.Generator, opts *worker.Options) (*worker.Pool, context.CancelFunc) {
 	t.Helper()
-	pool := worker.New(db, gen, nil, opts)
+	pool := worker.New(db, gen, slog.New(slog.NewTextHandler(t.Output(), nil)), opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	go func() {
