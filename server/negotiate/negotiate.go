@@ -25,21 +25,43 @@
 //     disregard a field it cannot parse; doing so keeps a broken client on
 //     the default representation instead of a 406.
 //
-// Choosing does not allocate.
+// A Chooser remembers its answers for recently seen single-line headers
+// in a small fixed table, since real traffic repeats a handful of headers
+// (each browser's, each agent's); a repeated header costs a hash and a
+// comparison. Parsing a header does not allocate; remembering a new one
+// allocates one small entry.
 package negotiate
 
 import (
 	"fmt"
+	"hash/maphash"
 	"strings"
+	"sync/atomic"
 )
 
 // MaxOffers is the largest number of media types one Chooser may offer.
 const MaxOffers = 8
 
 // Chooser picks among a fixed list of offered media types. It is safe for
-// concurrent use.
+// concurrent use and must not be copied after first use.
 type Chooser struct {
 	offers []offer
+	seed   maphash.Seed
+	// remembered is a direct-mapped table of recent answers, indexed by
+	// a hash of the header; a collision replaces the older entry.
+	remembered [rememberedSlots]atomic.Pointer[rememberedChoice]
+}
+
+// The answer table: rememberedSlots entries (a power of two), each for a
+// header of at most maxRememberedLen bytes.
+const (
+	rememberedSlots  = 256
+	maxRememberedLen = 1024
+)
+
+type rememberedChoice struct {
+	accept string
+	choice int
 }
 
 type offer struct {
@@ -52,7 +74,7 @@ func New(offers ...string) (*Chooser, error) {
 	if len(offers) == 0 || len(offers) > MaxOffers {
 		return nil, fmt.Errorf("negotiate: need 1 to %d offers, got %d", MaxOffers, len(offers))
 	}
-	c := &Chooser{}
+	c := &Chooser{seed: maphash.MakeSeed()}
 	for _, o := range offers {
 		mt, _, _ := strings.Cut(o, ";")
 		typ, sub, ok := strings.Cut(strings.TrimSpace(mt), "/")
@@ -83,6 +105,21 @@ type match struct {
 // -1 when the header accepts none of them (answer 406). Pass the request's
 // field lines as they are, for example r.Header["Accept"].
 func (c *Chooser) Choose(accept []string) int {
+	if len(accept) != 1 || len(accept[0]) > maxRememberedLen {
+		return c.choose(accept)
+	}
+	header := accept[0]
+	slot := &c.remembered[maphash.String(c.seed, header)&(rememberedSlots-1)]
+	if r := slot.Load(); r != nil && r.accept == header {
+		return r.choice
+	}
+	choice := c.choose(accept)
+	slot.Store(&rememberedChoice{accept: strings.Clone(header), choice: choice})
+	return choice
+}
+
+// choose parses the header and applies the rules of the package comment.
+func (c *Chooser) choose(accept []string) int {
 	var best [MaxOffers]match
 	position := 0
 	present := false

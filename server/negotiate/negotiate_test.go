@@ -1,6 +1,7 @@
 package negotiate
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -119,9 +120,33 @@ func TestParseQ(t *testing.T) {
 
 func TestChooseDoesNotAllocate(t *testing.T) {
 	c := pageChooser(t)
-	accept := []string{"text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,*/*;q=0.8", `text/markdown;x="y,z"`}
-	if n := testing.AllocsPerRun(100, func() { c.Choose(accept) }); n != 0 {
-		t.Fatalf("Choose allocates %v times per call", n)
+	tests := map[string][]string{
+		"two lines, parsed every time": {"text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,*/*;q=0.8", `text/markdown;x="y,z"`},
+		"one line, remembered":         {"text/markdown, text/html, */*"},
+		"too long to remember":         {strings.Repeat("text/plain;q=0.1, ", 100) + "text/markdown"},
+	}
+	for name, accept := range tests {
+		c.Choose(accept)
+		if n := testing.AllocsPerRun(100, func() { c.Choose(accept) }); n != 0 {
+			t.Errorf("%s: Choose allocates %v times per call", name, n)
+		}
+	}
+}
+
+func TestRememberedChoicesMatchParsing(t *testing.T) {
+	c := pageChooser(t)
+	headers := []string{"text/markdown", "text/html", "application/json", "*/*;q=0", "text/html;q=0.5, text/markdown", "bad header"}
+	// Far more distinct headers than table slots, so entries collide and
+	// are replaced; every answer must still be the parsed one.
+	for i := range 4 * rememberedSlots {
+		headers = append(headers, fmt.Sprintf("text/html;q=0.%03d, text/markdown;q=0.%03d", i%1000, (i*7)%1000))
+	}
+	for round := range 2 {
+		for _, h := range headers {
+			if got, want := c.Choose([]string{h}), c.choose([]string{h}); got != want {
+				t.Fatalf("round %d: Choose(%q) = %d, parsing gives %d", round, h, got, want)
+			}
+		}
 	}
 }
 
@@ -139,6 +164,9 @@ func FuzzChoose(f *testing.F) {
 	c := pageChooser(f)
 	f.Fuzz(func(t *testing.T, line1, line2 string) {
 		got := c.Choose([]string{line1, line2})
+		if one, parsed := c.Choose([]string{line1}), c.choose([]string{line1}); one != parsed {
+			t.Fatalf("Choose(%q) = %d from the table, %d parsed", line1, one, parsed)
+		}
 		if got < -1 || got > 1 {
 			t.Fatalf("Choose(%q, %q) = %d, not an offer index or -1", line1, line2, got)
 		}
@@ -162,10 +190,16 @@ func BenchmarkChoose(b *testing.B) {
 		"none":    nil,
 	}
 	for name, accept := range headers {
-		b.Run(name, func(b *testing.B) {
+		b.Run(name+"/remembered", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				c.Choose(accept)
+			}
+		})
+		b.Run(name+"/parsed", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c.choose(accept)
 			}
 		})
 	}
