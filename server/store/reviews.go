@@ -192,7 +192,7 @@ func (db *DB) NextQuestion(ctx context.Context, userID int64, studyID string, no
 	err = db.NewSelect().
 		TableExpr("cards AS c").
 		Join("JOIN questions AS q ON q.id = c.question_id").
-		ColumnExpr("q.id, q.topic_id, q.type, q.prompt, q.answer, q.choices, q.span_start, q.span_end").
+		ColumnExpr(practiceColumns).
 		Where("c.user_id = ?", userID).
 		Where("c.study_id = ?", studyID).
 		Where("c.due <= ?", now).
@@ -218,7 +218,7 @@ func (db *DB) NextQuestion(ctx context.Context, userID int64, studyID string, no
 		}
 		err = db.NewSelect().
 			TableExpr("questions AS q").
-			ColumnExpr("q.id, q.topic_id, q.type, q.prompt, q.answer, q.choices, q.span_start, q.span_end").
+			ColumnExpr(practiceColumns).
 			Where("q.study_id = ?", studyID).
 			Where("NOT EXISTS (SELECT 1 FROM cards AS c WHERE c.question_id = q.id)").
 			OrderExpr("q.position").
@@ -231,16 +231,47 @@ func (db *DB) NextQuestion(ctx context.Context, userID int64, studyID string, no
 	if len(rows) == 0 {
 		return q, false, nil
 	}
-	r := rows[0]
-	q = studyloop.Question{
+	q, err = rows[0].practice()
+	return q, err == nil, err
+}
+
+// practiceColumns are the questions columns practice reads.
+const practiceColumns = "q.id, q.topic_id, q.type, q.prompt, q.answer, q.choices, q.span_start, q.span_end"
+
+// practice is the row as a question to practise (Question.Topic unset).
+func (r questionRow) practice() (studyloop.Question, error) {
+	q := studyloop.Question{
 		ID: r.ID, TopicID: r.TopicID, Type: studyloop.QuestionType(r.Type),
 		Prompt: r.Prompt, Answer: r.Answer,
 		Source: studyloop.Span{Start: r.SpanStart, End: r.SpanEnd},
 	}
 	if err := json.Unmarshal([]byte(r.Choices), &q.Choices); err != nil {
-		return q, false, fmt.Errorf("store: question %d choices: %w", r.ID, err)
+		return q, fmt.Errorf("store: question %d choices: %w", r.ID, err)
 	}
-	return q, true, nil
+	return q, nil
+}
+
+// PracticeQuestion returns one question of the user's study, to grade an
+// answer or show it again. A question that is not in that study, or a
+// study that is not the user's, is ENOTFOUND. Question.Topic is unset; use
+// TopicID.
+func (db *DB) PracticeQuestion(ctx context.Context, userID int64, studyID string, questionID int64) (studyloop.Question, error) {
+	var row questionRow
+	err := db.NewSelect().
+		TableExpr("questions AS q").
+		Join("JOIN studies AS s ON s.id = q.study_id").
+		ColumnExpr(practiceColumns).
+		Where("q.id = ?", questionID).
+		Where("q.study_id = ?", studyID).
+		Where("s.user_id = ?", userID).
+		Scan(ctx, &row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return studyloop.Question{}, studyloop.Errorf(studyloop.ENOTFOUND, "Question not found.")
+	}
+	if err != nil {
+		return studyloop.Question{}, fmt.Errorf("store: practice question: %w", err)
+	}
+	return row.practice()
 }
 
 // StudyMastery returns the user's mastery of one study at now, topic by

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -325,6 +326,42 @@ func TestNextQuestion(t *testing.T) {
 			_, _, err := db.NextQuestion(ctx, tc.user, tc.study, reviewStart)
 			if got := studyloop.ErrorCode(err); got != studyloop.ENOTFOUND {
 				t.Errorf("user %d study %q: error %v, want not found", tc.user, tc.study, err)
+			}
+		}
+	})
+}
+
+func TestPracticeQuestion(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		alice := mustStudent(t, db, "alice@example.com")
+		mallory := mustStudent(t, db, "mallory@example.com")
+		st, qs := mustReadyStudy(t, db, alice, "Optics", 2, 2)
+		other, otherQs := mustReadyStudy(t, db, alice, "Other", 1, 1)
+		got, err := db.PracticeQuestion(ctx, alice, st.ID, qs[3].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := qs[3]
+		want.Topic = 0
+		if got.ID != want.ID || got.TopicID != want.TopicID || got.Prompt != want.Prompt || got.Answer != want.Answer ||
+			got.Type != want.Type || strings.Join(got.Choices, "|") != strings.Join(want.Choices, "|") {
+			t.Errorf("question %+v, want %+v", got, want)
+		}
+		tests := []struct {
+			name  string
+			user  int64
+			study string
+			q     int64
+		}{
+			{"another user", mallory, st.ID, qs[0].ID},
+			{"question of another study", alice, st.ID, otherQs[0].ID},
+			{"study of the question mismatched", alice, other.ID, qs[0].ID},
+			{"missing", alice, st.ID, qs[3].ID + 1000},
+		}
+		for _, tt := range tests {
+			if _, err := db.PracticeQuestion(ctx, tt.user, tt.study, tt.q); studyloop.ErrorCode(err) != studyloop.ENOTFOUND {
+				t.Errorf("%s: error %v, want not found", tt.name, err)
 			}
 		}
 	})
