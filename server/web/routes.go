@@ -1,9 +1,44 @@
 package web
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/studyloop/studyloop/server/account"
+	"github.com/studyloop/studyloop/server/oauth"
+	"github.com/studyloop/studyloop/server/session"
+)
 
 // addRoutes lists every route of the service.
 func addRoutes(mux *http.ServeMux, d Deps) error {
 	mux.Handle("GET /api/health", handleHealth())
+
+	// Accounts and the OAuth 2.1 authorization server. Only these routes
+	// (and others wrapped in sessions.Load or sessions.RequireUser) read the
+	// session cookie. Pages handling credentials or consent are wrapped in
+	// session.Sensitive: never framed, cached or sent as a referrer.
+	sessions := session.New(d.DB.Sessions(), &session.Options{Secure: d.Config.Secure(), Logger: d.Logger})
+	accounts := account.NewService(d.DB, nil)
+	authServer := oauth.New(d.DB, sessions, d.Config, &oauth.Options{Logger: d.Logger})
+	mux.Handle("GET /signup", session.Sensitive(sessions.Load(handleSignUpPage(sessions))))
+	mux.Handle("POST /signup", session.Sensitive(sessions.Load(handleSignUp(d.Logger, accounts, sessions))))
+	mux.Handle("GET /signin", session.Sensitive(sessions.Load(handleSignInPage(sessions))))
+	mux.Handle("POST /signin", session.Sensitive(sessions.Load(handleSignIn(d.Logger, accounts, sessions))))
+	mux.Handle("GET /signout", session.Sensitive(sessions.Load(handleSignOutPage(d.Logger, d.DB, sessions))))
+	mux.Handle("POST /signout", session.Sensitive(sessions.Load(handleSignOut(d.Logger, sessions))))
+	mux.Handle("GET /oauth/authorize", session.Sensitive(sessions.Load(authServer.HandleAuthorize())))
+	mux.Handle("POST /oauth/authorize", session.Sensitive(sessions.Load(authServer.HandleDecision())))
+	mux.Handle("POST /oauth/register", oauth.CORS(authServer.HandleRegister()))
+	mux.Handle("OPTIONS /oauth/register", oauth.Preflight())
+	mux.Handle("POST /oauth/token", oauth.CORS(authServer.HandleToken()))
+	mux.Handle("OPTIONS /oauth/token", oauth.Preflight())
+	mux.Handle("GET /.well-known/oauth-authorization-server", oauth.CORS(authServer.HandleAuthorizationServerMetadata()))
+	mux.Handle("OPTIONS /.well-known/oauth-authorization-server", oauth.Preflight())
+	mux.Handle("GET /.well-known/oauth-authorization-server/mcp", oauth.CORS(authServer.HandleAuthorizationServerMetadata()))
+	mux.Handle("OPTIONS /.well-known/oauth-authorization-server/mcp", oauth.Preflight())
+	mux.Handle("GET /.well-known/oauth-protected-resource", oauth.CORS(authServer.HandleProtectedResourceMetadata()))
+	mux.Handle("OPTIONS /.well-known/oauth-protected-resource", oauth.Preflight())
+	mux.Handle("GET /.well-known/oauth-protected-resource/mcp", oauth.CORS(authServer.HandleProtectedResourceMetadata()))
+	mux.Handle("OPTIONS /.well-known/oauth-protected-resource/mcp", oauth.Preflight())
+	// POST /mcp: wrap the MCP handler in oauth.RequireToken(authServer, d.Config).
 	return nil
 }

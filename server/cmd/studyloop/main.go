@@ -4,6 +4,8 @@
 //
 //	studyloop [serve]   run the server (the default)
 //	studyloop migrate   apply database migrations and exit
+//	studyloop user create --email E (--password P | --password-stdin)
+//	                    create a student account
 //
 // Configuration comes from environment variables; see the README.
 package main
@@ -36,7 +38,7 @@ func main() {
 	}
 }
 
-const usage = `usage: studyloop [serve | migrate]`
+const usage = `usage: studyloop [serve | migrate | user create --email E (--password P | --password-stdin)]`
 
 // run is the whole program; it returns when ctx is cancelled (serve) or the
 // command is done.
@@ -55,6 +57,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return serve(ctx, cfg, logger, stdout)
 	case "migrate":
 		return migrate(ctx, cfg, stdout)
+	case "user":
+		return userCmd(ctx, cfg, args, stdin, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil
@@ -106,6 +110,10 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 		return err
 	}
 	defer db.Close()
+	pruneCtx, stopPruning := context.WithCancel(ctx)
+	pruned := make(chan struct{})
+	go func() { pruneExpired(pruneCtx, db, logger, pruneInterval); close(pruned) }()
+	defer func() { stopPruning(); <-pruned }()
 
 	handler, err := web.NewServer(web.Deps{
 		Config: cfg,

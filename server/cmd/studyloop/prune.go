@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/studyloop/studyloop/server/store"
+)
+
+// Pruning of expired authorization codes, tokens, sessions, and clients
+// that registered but never completed a grant.
+const (
+	pruneInterval     = 10 * time.Minute
+	unusedClientGrace = 24 * time.Hour
+)
+
+// pruneExpired deletes expired rows every interval until ctx ends.
+func pruneExpired(ctx context.Context, db *store.DB, logger *slog.Logger, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		now := time.Now()
+		oauthRows, err := db.PruneOAuth(ctx, now, now.Add(-unusedClientGrace))
+		if err != nil && ctx.Err() == nil {
+			logger.Error("prune oauth", "err", err)
+		}
+		sessionRows, err := db.PruneSessions(ctx, now)
+		if err != nil && ctx.Err() == nil {
+			logger.Error("prune sessions", "err", err)
+		}
+		if oauthRows+sessionRows > 0 {
+			logger.Info("pruned expired rows", "oauth", oauthRows, "sessions", sessionRows)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

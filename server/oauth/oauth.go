@@ -1,0 +1,115 @@
+// Package oauth is Studyloop's OAuth 2.1 authorization server for the MCP
+// endpoint, and the bearer-token check that protects it.
+//
+// It implements dynamic client registration for public clients (RFC 7591),
+// the authorization code grant with PKCE S256 only and refresh token
+// rotation with reuse detection (OAuth 2.1, RFC 9700), resource indicators
+// (RFC 8707), the iss authorization response parameter (RFC 9207),
+// authorization server metadata (RFC 8414), protected resource metadata
+// (RFC 9728) and bearer tokens (RFC 6750). Codes and tokens are opaque
+// random strings of 256 bits; only their SHA-256 hashes are stored.
+package oauth
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/studyloop/studyloop/server/config"
+	"github.com/studyloop/studyloop/server/session"
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// Store is the storage the authorization server needs (store.DB
+// implements it). Lookups of codes and tokens are by SHA-256 hash.
+type Store interface {
+	UserByID(ctx context.Context, id int64) (*studyloop.User, error)
+	CreateOAuthClient(ctx context.Context, c *studyloop.OAuthClient) error
+	OAuthClient(ctx context.Context, id string) (*studyloop.OAuthClient, error)
+	CreateAuthorizationCode(ctx context.Context, c *studyloop.AuthorizationCode) error
+	AuthorizationCode(ctx context.Context, hash string) (*studyloop.AuthorizationCode, error)
+	// RedeemAuthorizationCode and RotateRefreshToken return an ECONFLICT
+	// error, changing nothing, when the code or token is no longer live.
+	RedeemAuthorizationCode(ctx context.Context, hash string, at time.Time, tokens ...*studyloop.OAuthToken) error
+	OAuthToken(ctx context.Context, hash string) (*studyloop.OAuthToken, error)
+	RotateRefreshToken(ctx context.Context, hash string, at time.Time, successors ...*studyloop.OAuthToken) error
+	RevokeTokenFamily(ctx context.Context, familyID string, at time.Time) (int64, error)
+}
+
+// Options tunes the server. A nil *Options, or a zero field, means the
+// default written beside the field.
+type Options struct {
+	// CodeTTL is the lifetime of authorization codes (default and maximum
+	// 10 minutes).
+	CodeTTL time.Duration
+	// RegisterBurst is how many registrations one IP may make at once
+	// before the hourly rate applies (default a quarter of
+	// config.RegisterRateLimit, at least 1).
+	RegisterBurst int
+	// Logger receives internal errors (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// Server is the authorization server. Its handlers are listed in
+// server/web/routes.go.
+type Server struct {
+	store     Store
+	sessions  *session.Manager
+	cfg       config.Config
+	codeTTL   time.Duration
+	logger    *slog.Logger
+	registers *ipLimiter
+	now       func() time.Time
+}
+
+// New returns the authorization server. cfg supplies the issuer (BaseURL),
+// the token lifetimes and the registration rate (RegisterRateLimit per hour
+// per IP; 0 turns the limit off).
+func New(store Store, sessions *session.Manager, cfg config.Config, opts *Options) *Server {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.CodeTTL <= 0 || o.CodeTTL > 10*time.Minute {
+		o.CodeTTL = 10 * time.Minute
+	}
+	if o.RegisterBurst <= 0 {
+		o.RegisterBurst = max(1, cfg.RegisterRateLimit/4)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return &Server{
+		store:     store,
+		sessions:  sessions,
+		cfg:       cfg,
+		codeTTL:   o.CodeTTL,
+		logger:    o.Logger,
+		registers: newIPLimiter(cfg.RegisterRateLimit, o.RegisterBurst),
+		now:       time.Now,
+	}
+}
+
+// issuer is the authorization server's identifier (RFC 8414 §2), the base
+// URL without a trailing slash.
+func (s *Server) issuer() string { return s.cfg.BaseURL }
+
+// hashSecret is how codes and tokens are stored and looked up.
+func hashSecret(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+// clientIP is the address the request came from. X-Forwarded-For is not
+// trusted: anyone can send it.
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

@@ -1,0 +1,252 @@
+package oauth
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/studyloop/studyloop/server/session"
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// The token endpoint, OAuth 2.1 §3.2 and §4.1.3 (authorization code with
+// PKCE) and §4.3 (refresh token, rotated with reuse detection as RFC 9700
+// §4.14.2 asks).
+
+// maxTokenRequestBytes caps a token request body.
+const maxTokenRequestBytes = 64 << 10
+
+// tokenResponse is a successful token response (OAuth 2.1 §3.2.3).
+type tokenResponse struct {
+	AccessToken  string `json:"access_token"`
+	TokenType    string `json:"token_type"`
+	ExpiresIn    int64  `json:"expires_in"`
+	RefreshToken string `json:"refresh_token"`
+	Scope        string `json:"scope"`
+}
+
+// tokenError is a failed token request: an HTTP status and OAuth error.
+type tokenError struct {
+	status      int
+	code        string
+	description string
+}
+
+func (e *tokenError) Error() string { return e.code + ": " + e.description }
+
+func invalidRequest(d string) *tokenError {
+	return &tokenError{http.StatusBadRequest, "invalid_request", d}
+}
+func invalidGrant(d string) *tokenError {
+	return &tokenError{http.StatusBadRequest, "invalid_grant", d}
+}
+
+var errInvalidClient = &tokenError{http.StatusUnauthorized, "invalid_client", "The client is not registered."}
+
+// HandleToken answers POST /oauth/token.
+func (s *Server) HandleToken() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		form, terr := readTokenForm(w, r)
+		if terr == nil {
+			var res *tokenResponse
+			switch form.Get("grant_type") {
+			case "authorization_code":
+				res, terr = s.exchangeCode(r.Context(), form)
+			case "refresh_token":
+				res, terr = s.refresh(r.Context(), form)
+			case "":
+				terr = invalidRequest("grant_type is required.")
+			default:
+				terr = &tokenError{http.StatusBadRequest, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token."}
+			}
+			if terr == nil {
+				writeJSON(w, http.StatusOK, res)
+				return
+			}
+		}
+		if terr.status == http.StatusInternalServerError {
+			s.logger.Error("oauth: token", "err", terr.description)
+			terr.description = "Something went wrong on our side."
+		}
+		if terr.status == http.StatusUnauthorized && r.Header.Get("Authorization") != "" {
+			w.Header().Set("WWW-Authenticate", `Basic realm="studyloop"`)
+		}
+		writeError(w, terr.status, terr.code, terr.description)
+	})
+}
+
+// readTokenForm reads a form-encoded token request in which no parameter
+// repeats.
+func readTokenForm(w http.ResponseWriter, r *http.Request) (url.Values, *tokenError) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/x-www-form-urlencoded" {
+		return nil, invalidRequest("The request must be application/x-www-form-urlencoded.")
+	}
+	if r.Header.Get("Authorization") != "" {
+		// Clients here are public: they authenticate with client_id only.
+		return nil, &tokenError{http.StatusUnauthorized, "invalid_client", "Clients are public here: send client_id in the body and no Authorization header."}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxTokenRequestBytes))
+	if err != nil {
+		if errors.As(err, new(*http.MaxBytesError)) {
+			return nil, &tokenError{http.StatusRequestEntityTooLarge, "invalid_request", "The request body is larger than 64 KiB."}
+		}
+		return nil, invalidRequest("The request body could not be read.")
+	}
+	form, err := url.ParseQuery(string(body))
+	if err != nil {
+		return nil, invalidRequest("The request body is not valid form encoding.")
+	}
+	for k, vs := range form {
+		if len(vs) > 1 {
+			return nil, invalidRequest("The parameter " + truncate(k, 50) + " is repeated.")
+		}
+	}
+	return form, nil
+}
+
+// exchangeCode redeems an authorization code. Failed checks leave the code
+// unused; a replay that is otherwise valid revokes every token issued from
+// the code (OAuth 2.1 §4.1.3).
+func (s *Server) exchangeCode(ctx context.Context, form url.Values) (*tokenResponse, *tokenError) {
+	for _, k := range []string{"client_id", "code", "code_verifier", "redirect_uri"} {
+		if form.Get(k) == "" {
+			return nil, invalidRequest(k + " is required.")
+		}
+	}
+	verifier := form.Get("code_verifier")
+	if !validPKCEString(verifier) {
+		return nil, invalidRequest("code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~.")
+	}
+	if terr := s.checkClient(ctx, form.Get("client_id")); terr != nil {
+		return nil, terr
+	}
+	code, err := s.store.AuthorizationCode(ctx, hashSecret(form.Get("code")))
+	switch {
+	case studyloop.ErrorCode(err) == studyloop.ENOTFOUND:
+		return nil, invalidGrant("The authorization code is not valid.")
+	case err != nil:
+		return nil, internal(err)
+	case code.ClientID != form.Get("client_id"):
+		return nil, invalidGrant("The authorization code was issued to another client.")
+	case code.RedirectURI != form.Get("redirect_uri"):
+		return nil, invalidGrant("redirect_uri does not match the one sent to the authorization endpoint.")
+	case !verifyS256(verifier, code.CodeChallenge):
+		return nil, invalidGrant("code_verifier does not match the code_challenge.")
+	}
+	now := s.now()
+	if !code.UsedAt.IsZero() {
+		return nil, s.replayed(ctx, code.FamilyID, "The authorization code was already used; the tokens issued from it are revoked.")
+	}
+	if !now.Before(code.ExpiresAt) {
+		return nil, invalidGrant("The authorization code has expired.")
+	}
+	access, refresh, res := s.newTokens(code.FamilyID, code.ClientID, code.UserID, code.Audience, code.Scope, now)
+	err = s.store.RedeemAuthorizationCode(ctx, code.Hash, now, access, refresh)
+	if studyloop.ErrorCode(err) == studyloop.ECONFLICT {
+		// Used (or expired) between our read and the redemption.
+		return nil, s.replayed(ctx, code.FamilyID, "The authorization code was already used; the tokens issued from it are revoked.")
+	} else if err != nil {
+		return nil, internal(err)
+	}
+	return res, nil
+}
+
+// refresh rotates a refresh token: the presented token is spent and a new
+// access and refresh token issued. Presenting a spent token revokes the
+// whole family.
+func (s *Server) refresh(ctx context.Context, form url.Values) (*tokenResponse, *tokenError) {
+	presented := form.Get("refresh_token")
+	if presented == "" {
+		return nil, invalidRequest("refresh_token is required.")
+	}
+	clientID := form.Get("client_id")
+	if clientID != "" {
+		if terr := s.checkClient(ctx, clientID); terr != nil {
+			return nil, terr
+		}
+	}
+	tok, err := s.store.OAuthToken(ctx, hashSecret(presented))
+	now := s.now()
+	switch {
+	case studyloop.ErrorCode(err) == studyloop.ENOTFOUND || (err == nil && tok.Kind != studyloop.RefreshToken):
+		return nil, invalidGrant("The refresh token is not valid.")
+	case err != nil:
+		return nil, internal(err)
+	case clientID != "" && clientID != tok.ClientID:
+		return nil, invalidGrant("The refresh token was issued to another client.")
+	case !tok.RevokedAt.IsZero():
+		return nil, invalidGrant("The refresh token has been revoked.")
+	case !tok.RotatedAt.IsZero():
+		return nil, s.replayed(ctx, tok.FamilyID, "The refresh token was already used; every token of this grant is revoked.")
+	case !now.Before(tok.ExpiresAt):
+		return nil, invalidGrant("The refresh token has expired.")
+	}
+	access, refresh, res := s.newTokens(tok.FamilyID, tok.ClientID, tok.UserID, tok.Audience, tok.Scope, now)
+	err = s.store.RotateRefreshToken(ctx, tok.Hash, now, access, refresh)
+	if studyloop.ErrorCode(err) == studyloop.ECONFLICT {
+		// Another request rotated it first: the same token was presented
+		// twice, which is reuse.
+		return nil, s.replayed(ctx, tok.FamilyID, "The refresh token was already used; every token of this grant is revoked.")
+	} else if err != nil {
+		return nil, internal(err)
+	}
+	return res, nil
+}
+
+// checkClient rejects an unknown client_id.
+func (s *Server) checkClient(ctx context.Context, clientID string) *tokenError {
+	_, err := s.store.OAuthClient(ctx, clientID)
+	switch {
+	case studyloop.ErrorCode(err) == studyloop.ENOTFOUND:
+		return errInvalidClient
+	case err != nil:
+		return internal(err)
+	}
+	return nil
+}
+
+// replayed revokes a token family after a code or refresh token was
+// presented again, and returns the invalid_grant to answer with.
+func (s *Server) replayed(ctx context.Context, familyID, description string) *tokenError {
+	n, err := s.store.RevokeTokenFamily(ctx, familyID, s.now())
+	if err != nil {
+		return internal(err)
+	}
+	s.logger.Warn("oauth: grant replayed, token family revoked", "revoked", n)
+	return invalidGrant(description)
+}
+
+// newTokens makes a new access and refresh token of the family.
+func (s *Server) newTokens(familyID, clientID string, userID int64, audience, scope string, now time.Time) (access, refresh *studyloop.OAuthToken, res *tokenResponse) {
+	accessToken, refreshToken := "slat_"+session.RandomToken(), "slrt_"+session.RandomToken()
+	base := studyloop.OAuthToken{FamilyID: familyID, ClientID: clientID, UserID: userID, Audience: audience, Scope: scope, CreatedAt: now}
+	a, rt := base, base
+	a.Hash, a.Kind, a.ExpiresAt = hashSecret(accessToken), studyloop.AccessToken, now.Add(s.cfg.AccessTokenTTL)
+	rt.Hash, rt.Kind, rt.ExpiresAt = hashSecret(refreshToken), studyloop.RefreshToken, now.Add(s.cfg.RefreshTokenTTL)
+	return &a, &rt, &tokenResponse{
+		AccessToken:  accessToken,
+		TokenType:    "Bearer",
+		ExpiresIn:    int64(s.cfg.AccessTokenTTL / time.Second),
+		RefreshToken: refreshToken,
+		Scope:        scope,
+	}
+}
+
+// verifyS256 reports whether BASE64URL(SHA256(verifier)) equals the
+// challenge (RFC 7636 §4.6), in constant time.
+func verifyS256(verifier, challenge string) bool {
+	sum := sha256.Sum256([]byte(verifier))
+	got := base64.RawURLEncoding.EncodeToString(sum[:])
+	return challenge != "" && subtle.ConstantTimeCompare([]byte(got), []byte(challenge)) == 1
+}
+
+func internal(err error) *tokenError {
+	return &tokenError{http.StatusInternalServerError, "server_error", err.Error()}
+}

@@ -1,0 +1,231 @@
+// Package session keeps the browser sessions of signed-in students: scs/v2
+// sessions in our own database, and the small pieces other pages build on.
+//
+// To require a signed-in student on a page, wrap its handler:
+//
+//	mux.Handle("GET /app", sessions.RequireUser(handleApp(...)))
+//
+// The handler then finds the user with studyloop.UserIDFromContext. Forms
+// on such pages carry sessions.CSRFToken(ctx) in a field named
+// session.CSRFField, and their POST handlers are wrapped in
+// sessions.RequireCSRF. Only routes wrapped in Load (RequireUser includes
+// it) read or write the session cookie; other routes get no Vary: Cookie.
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/alexedwards/scs/v2"
+
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// CSRFField is the form field (and CSRFHeader the request header) that
+// carries the CSRF token.
+const (
+	CSRFField  = "csrf_token"
+	CSRFHeader = "X-CSRF-Token"
+)
+
+// Session keys.
+const (
+	keyUserID = "user_id"
+	keyCSRF   = "csrf"
+)
+
+// Options configures a Manager. A nil *Options means all defaults.
+type Options struct {
+	// Secure marks the cookie Secure and names it with the __Host- prefix;
+	// set it whenever BASE_URL is https (default false).
+	Secure bool
+	// Lifetime is the absolute lifetime of a session (default 14 days).
+	Lifetime time.Duration
+	// IdleTimeout ends a session unused for this long (default 3 days).
+	IdleTimeout time.Duration
+	// Logger receives storage errors (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// Manager loads, saves and reads sessions.
+type Manager struct {
+	scs *scs.SessionManager
+}
+
+// New returns a Manager keeping sessions in store (store.DB.Sessions()).
+func New(store scs.CtxStore, opts *Options) *Manager {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Lifetime <= 0 {
+		o.Lifetime = 14 * 24 * time.Hour
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 3 * 24 * time.Hour
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	s := scs.New()
+	s.Store = store
+	s.HashTokenInStore = true
+	s.Lifetime = o.Lifetime
+	s.IdleTimeout = o.IdleTimeout
+	s.Cookie.Name = "studyloop_session"
+	if o.Secure {
+		s.Cookie.Name = "__Host-studyloop_session"
+	}
+	s.Cookie.Path = "/"
+	s.Cookie.HttpOnly = true
+	s.Cookie.SameSite = http.SameSiteLaxMode
+	s.Cookie.Secure = o.Secure
+	s.Cookie.Persist = true
+	logger := o.Logger
+	s.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
+		logger.Error("session", "path", r.URL.Path, "err", err)
+		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+	}
+	return &Manager{scs: s}
+}
+
+// Load loads the session before next and saves it after; it sets Vary:
+// Cookie on every response it wraps.
+func (m *Manager) Load(next http.Handler) http.Handler { return m.scs.LoadAndSave(next) }
+
+// UserID returns the signed-in student's id.
+func (m *Manager) UserID(ctx context.Context) (int64, bool) {
+	id, ok := m.scs.Get(ctx, keyUserID).(int64)
+	return id, ok && id != 0
+}
+
+// SignIn records userID as signed in. It renews the session token first,
+// so that a token planted before sign-in is useless afterwards.
+func (m *Manager) SignIn(ctx context.Context, userID int64) error {
+	if err := m.scs.RenewToken(ctx); err != nil {
+		return err
+	}
+	m.scs.Put(ctx, keyUserID, userID)
+	m.scs.Remove(ctx, keyCSRF)
+	return nil
+}
+
+// SignOut ends the session and everything in it.
+func (m *Manager) SignOut(ctx context.Context) error { return m.scs.Destroy(ctx) }
+
+// PutString stores a value in the session.
+func (m *Manager) PutString(ctx context.Context, key, value string) { m.scs.Put(ctx, key, value) }
+
+// PopString returns a value from the session and removes it; "" when absent.
+func (m *Manager) PopString(ctx context.Context, key string) string {
+	return m.scs.PopString(ctx, key)
+}
+
+// GetString returns a value from the session; "" when absent.
+func (m *Manager) GetString(ctx context.Context, key string) string {
+	return m.scs.GetString(ctx, key)
+}
+
+// RequireUser loads the session and passes requests from signed-in students
+// to next, with the user id in the context (studyloop.UserIDFromContext).
+// Others are sent to /signin, which brings them back afterwards: GET and
+// HEAD to the same URL, other methods to the same path.
+func (m *Manager) RequireUser(next http.Handler) http.Handler {
+	return m.Load(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, ok := m.UserID(r.Context())
+		if !ok {
+			back := r.URL.Path
+			if r.Method == http.MethodGet || r.Method == http.MethodHead {
+				back = r.URL.RequestURI()
+			}
+			http.Redirect(w, r, SignInURL(back), http.StatusSeeOther)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(studyloop.ContextWithUserID(r.Context(), id)))
+	}))
+}
+
+// SignInURL is the sign-in page's address that returns to next afterwards.
+func SignInURL(next string) string {
+	return "/signin?" + url.Values{"next": {next}}.Encode()
+}
+
+// CSRFToken returns the session's CSRF token, creating it on first use.
+// The session must be loaded.
+func (m *Manager) CSRFToken(ctx context.Context) string {
+	if tok := m.scs.GetString(ctx, keyCSRF); tok != "" {
+		return tok
+	}
+	tok := RandomToken()
+	m.scs.Put(ctx, keyCSRF, tok)
+	return tok
+}
+
+// ValidCSRF reports whether the request carries the session's CSRF token,
+// in the form field CSRFField or the header CSRFHeader. The comparison takes
+// constant time. The session must be loaded.
+func (m *Manager) ValidCSRF(r *http.Request) bool {
+	want := m.scs.GetString(r.Context(), keyCSRF)
+	got := r.Header.Get(CSRFHeader)
+	if got == "" {
+		got = r.PostFormValue(CSRFField)
+	}
+	return want != "" && got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+// RequireCSRF loads the session and answers 403 to POST, PUT, PATCH and
+// DELETE requests without the session's CSRF token.
+func (m *Manager) RequireCSRF(next http.Handler) http.Handler {
+	return m.Load(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+		default:
+			if !m.ValidCSRF(r) {
+				http.Error(w, "The form has expired. Go back, reload the page and try again.", http.StatusForbidden)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	}))
+}
+
+// RandomToken returns 256 random bits, base64url-encoded.
+func RandomToken() string {
+	b := make([]byte, 32)
+	rand.Read(b) //nolint:errcheck // crypto/rand.Read never fails
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// SafeNext returns next when it is a path on this site, and fallback
+// otherwise, so that ?next= cannot send anyone elsewhere.
+func SafeNext(next, fallback string) string {
+	if next == "" || next[0] != '/' || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n\t") {
+		return fallback
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" {
+		return fallback
+	}
+	return next
+}
+
+// Sensitive sets the headers of pages that handle credentials or consent:
+// they may not be framed (clickjacking), cached or leak their URL as a
+// referrer.
+func Sensitive(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "frame-ancestors 'none'")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Cache-Control", "no-store")
+		h.Set("Referrer-Policy", "no-referrer")
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,197 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+
+	"github.com/a-h/templ"
+
+	"github.com/studyloop/studyloop/server/account"
+	"github.com/studyloop/studyloop/server/session"
+	"github.com/studyloop/studyloop/server/studyloop"
+	"github.com/studyloop/studyloop/templates"
+)
+
+// afterSignIn is where students go after signing in or up when no ?next=
+// names a page: the practice app.
+const afterSignIn = "/app"
+
+// maxFormBytes caps the body of the account forms.
+const maxFormBytes = 64 << 10
+
+// expiredForm is the message for a form whose CSRF token does not match.
+const expiredForm = "The form expired. Please try again."
+
+// userLookup finds the signed-in account for display.
+type userLookup interface {
+	UserByID(ctx context.Context, id int64) (*studyloop.User, error)
+}
+
+// handleSignUpPage answers GET /signup.
+func handleSignUpPage(sessions *session.Manager) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next := session.SafeNext(r.URL.Query().Get("next"), afterSignIn)
+		if _, ok := sessions.UserID(r.Context()); ok {
+			http.Redirect(w, r, next, http.StatusSeeOther)
+			return
+		}
+		renderAccountPage(w, r, http.StatusOK, templates.SignUp(authForm(r, sessions, "Create your account", "")))
+	})
+}
+
+// handleSignUp answers POST /signup: it creates the account and signs the
+// student in.
+func handleSignUp(logger *slog.Logger, accounts *account.Service, sessions *session.Manager) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+		if err := r.ParseForm(); err != nil {
+			renderAccountPage(w, r, http.StatusBadRequest, templates.SignUp(authForm(r, sessions, "Create your account", "The form could not be read.")))
+			return
+		}
+		if !sessions.ValidCSRF(r) {
+			renderAccountPage(w, r, http.StatusForbidden, templates.SignUp(authForm(r, sessions, "Create your account", expiredForm)))
+			return
+		}
+		u, err := accounts.SignUp(r.Context(), r.PostForm.Get("email"), r.PostForm.Get("password"))
+		if err != nil {
+			status := http.StatusBadRequest
+			switch studyloop.ErrorCode(err) {
+			case studyloop.EINVALID:
+			case studyloop.ECONFLICT:
+				status = http.StatusConflict
+			default:
+				accountServerError(logger, w, r, err)
+				return
+			}
+			renderAccountPage(w, r, status, templates.SignUp(authForm(r, sessions, "Create your account", studyloop.ErrorMessage(err))))
+			return
+		}
+		if err := sessions.SignIn(r.Context(), u.ID); err != nil {
+			accountServerError(logger, w, r, err)
+			return
+		}
+		http.Redirect(w, r, session.SafeNext(r.URL.Query().Get("next"), afterSignIn), http.StatusSeeOther)
+	})
+}
+
+// handleSignInPage answers GET /signin.
+func handleSignInPage(sessions *session.Manager) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next := session.SafeNext(r.URL.Query().Get("next"), afterSignIn)
+		if _, ok := sessions.UserID(r.Context()); ok {
+			http.Redirect(w, r, next, http.StatusSeeOther)
+			return
+		}
+		renderAccountPage(w, r, http.StatusOK, templates.SignIn(authForm(r, sessions, "Sign in", "")))
+	})
+}
+
+// handleSignIn answers POST /signin. Repeated failures for one account or
+// one address are answered 429 for a growing while.
+func handleSignIn(logger *slog.Logger, accounts *account.Service, sessions *session.Manager) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+		if err := r.ParseForm(); err != nil {
+			renderAccountPage(w, r, http.StatusBadRequest, templates.SignIn(authForm(r, sessions, "Sign in", "The form could not be read.")))
+			return
+		}
+		if !sessions.ValidCSRF(r) {
+			renderAccountPage(w, r, http.StatusForbidden, templates.SignIn(authForm(r, sessions, "Sign in", expiredForm)))
+			return
+		}
+		u, err := accounts.SignIn(r.Context(), r.PostForm.Get("email"), r.PostForm.Get("password"), remoteIP(r))
+		var throttled *account.ThrottledError
+		switch {
+		case errors.As(err, &throttled):
+			w.Header().Set("Retry-After", strconv.Itoa(throttled.Seconds()))
+			renderAccountPage(w, r, http.StatusTooManyRequests, templates.SignIn(authForm(r, sessions, "Sign in", throttled.Error())))
+			return
+		case errors.Is(err, account.ErrBadCredentials):
+			renderAccountPage(w, r, http.StatusUnauthorized, templates.SignIn(authForm(r, sessions, "Sign in", studyloop.ErrorMessage(err))))
+			return
+		case err != nil:
+			accountServerError(logger, w, r, err)
+			return
+		}
+		if err := sessions.SignIn(r.Context(), u.ID); err != nil {
+			accountServerError(logger, w, r, err)
+			return
+		}
+		http.Redirect(w, r, session.SafeNext(r.URL.Query().Get("next"), afterSignIn), http.StatusSeeOther)
+	})
+}
+
+// handleSignOutPage answers GET /signout with a confirmation form (signing
+// out by a plain link would let other sites sign students out).
+func handleSignOutPage(logger *slog.Logger, users userLookup, sessions *session.Manager) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		props := templates.SignOutProps{Page: templates.PageProps{Title: "Sign out"}}
+		if id, ok := sessions.UserID(r.Context()); ok {
+			u, err := users.UserByID(r.Context(), id)
+			if err != nil {
+				accountServerError(logger, w, r, err)
+				return
+			}
+			props.Email, props.Page.SignedIn, props.CSRFToken = u.Email, true, sessions.CSRFToken(r.Context())
+		}
+		renderAccountPage(w, r, http.StatusOK, templates.SignOut(props))
+	})
+}
+
+// handleSignOut answers POST /signout.
+func handleSignOut(logger *slog.Logger, sessions *session.Manager) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+		r.ParseForm() //nolint:errcheck // a bad body fails the CSRF check
+		if !sessions.ValidCSRF(r) {
+			http.Redirect(w, r, "/signout", http.StatusSeeOther)
+			return
+		}
+		if err := sessions.SignOut(r.Context()); err != nil {
+			accountServerError(logger, w, r, err)
+			return
+		}
+		renderAccountPage(w, r, http.StatusOK, templates.SignOut(templates.SignOutProps{
+			Page: templates.PageProps{Title: "Sign out", Flash: "You are signed out."},
+		}))
+	})
+}
+
+// authForm fills the sign-in and sign-up forms.
+func authForm(r *http.Request, sessions *session.Manager, title, errMsg string) templates.AuthFormProps {
+	next := session.SafeNext(r.URL.Query().Get("next"), "")
+	return templates.AuthFormProps{
+		Page:             templates.PageProps{Title: title, Error: errMsg},
+		Email:            r.PostFormValue("email"),
+		Next:             next,
+		CSRFToken:        sessions.CSRFToken(r.Context()),
+		MinPasswordChars: account.MinPasswordChars,
+	}
+}
+
+// renderPage writes an HTML page with the given status.
+func renderAccountPage(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	c.Render(r.Context(), w) //nolint:errcheck // the client went away
+}
+
+// accountServerError logs err and answers 500 without details.
+func accountServerError(logger *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
+	logger.Error("request failed", "path", r.URL.Path, "err", err)
+	http.Error(w, "Something went wrong on our side.", http.StatusInternalServerError)
+}
+
+// remoteIP is the address the request came from; X-Forwarded-For is not
+// trusted.
+func remoteIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
