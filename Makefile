@@ -3,7 +3,7 @@
 HUGO := go tool -modfile=build/hugo.mod hugo
 SITE_SOURCES := $(shell find site -type f ! -name .hugo_build.lock)
 
-.PHONY: site templ
+.PHONY: site templ build run test bench check-format check-generated
 
 # site renders site/ with Hugo into build/site, which package build embeds.
 # It reruns only when a file under site/ (or the Hugo pin) changed.
@@ -16,3 +16,35 @@ build/site/index.html: $(SITE_SOURCES) build/hugo.mod build/hugo.sum
 # templ regenerates the committed *_templ.go files from templates/*.templ.
 templ:
 	go tool templ generate -path templates
+
+# build compiles bin/studyloop with the rendered site embedded.
+build: site templ
+	go build -o bin/studyloop ./server/cmd/studyloop
+
+# run builds, then serves at ADDR (default :8080) on BASE_URL (default
+# http://localhost:8080) with the embedded SQLite database in data/.
+run: build
+	./bin/studyloop serve
+
+# test fails on unformatted Go files, go vet findings and stale templ output,
+# then runs every test on SQLite and on a throwaway PostgreSQL cluster.
+test: site check-format check-generated
+	go vet ./...
+	.ci/with-postgres go test ./...
+
+check-format:
+	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './build/site/*' -not -path './.git/*')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt -w needed on:"; echo "$$unformatted"; exit 1; fi
+
+# check-generated regenerates the templ components in a scratch copy and
+# fails when the committed *_templ.go files differ from the output.
+check-generated:
+	@scratch=$$(mktemp -d) && trap 'rm -rf "$$scratch"' EXIT && \
+	cp -R templates "$$scratch/templates" && find "$$scratch/templates" -name '*_templ.go' -delete && \
+	{ go tool templ generate -path "$$scratch/templates" >"$$scratch/log" 2>&1 || { cat "$$scratch/log"; exit 1; }; } && \
+	stale=$$(diff -rq -x '*.templ' templates "$$scratch/templates" || true) && \
+	if [ -n "$$stale" ]; then echo "templ output is stale (run make templ):"; echo "$$stale"; exit 1; fi
+
+# bench runs every benchmark once, PostgreSQL included.
+bench: site
+	.ci/with-postgres go test -run '^$$' -bench . -benchmem ./...

@@ -10,6 +10,10 @@ import (
 
 // addRoutes lists every route of the service.
 func addRoutes(mux *http.ServeMux, d Deps) error {
+	site, err := newSiteFiles(d.Site, d.Config.BaseURL)
+	if err != nil {
+		return err
+	}
 	mux.Handle("GET /api/health", handleHealth())
 
 	// Accounts and the OAuth 2.1 authorization server. Only these routes
@@ -40,5 +44,12 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	mux.Handle("GET /.well-known/oauth-protected-resource/mcp", oauth.CORS(authServer.HandleProtectedResourceMetadata()))
 	mux.Handle("OPTIONS /.well-known/oauth-protected-resource/mcp", oauth.Preflight())
 	// POST /mcp: wrap the MCP handler in oauth.RequireToken(authServer, d.Config).
+	// GET /mcp: the negotiated connect page, never 406; the MCP handler may
+	// wrap handleConnectPage(site) to answer its own GETs first.
+	mux.Handle("GET /mcp", handleConnectPage(site))
+	// GET / is the fallback: every built file from memory, negotiated
+	// content pages, /de/x.md redirects, the 404 page. Register other
+	// routes with a method ("POST /x") so they win over it without conflict.
+	mux.Handle("GET /", handleSite(site))
 	return nil
 }

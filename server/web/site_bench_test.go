@@ -1,0 +1,175 @@
+package web
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+// benchWriter is a reusable ResponseWriter that keeps what a connection
+// would: the header map, the status and a copy of the body. With
+// freshHeader it starts each response with a new header map, as net/http
+// does; otherwise it clears and reuses one, so that only the handler's own
+// work and allocations are measured.
+type benchWriter struct {
+	header      http.Header
+	freshHeader bool
+	status      int
+	body        []byte
+}
+
+func (w *benchWriter) Header() http.Header         { return w.header }
+func (w *benchWriter) WriteHeader(status int)      { w.status = status }
+func (w *benchWriter) Write(p []byte) (int, error) { w.body = append(w.body, p...); return len(p), nil }
+
+func (w *benchWriter) reset() {
+	if w.freshHeader {
+		w.header = http.Header{}
+	} else {
+		clear(w.header)
+	}
+	w.status = 0
+	w.body = w.body[:0]
+}
+
+// copyHandler is the baseline: it writes a fixed response (the same header
+// values and body bytes) from memory, with no lookup and no negotiation.
+func copyHandler(status int, header http.Header, body []byte) http.Handler {
+	fields := make([]headerField, 0, len(header))
+	for k, v := range header {
+		fields = append(fields, headerField{k, v[:len(v):len(v)]})
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		for _, f := range fields {
+			h[f.key] = f.value
+		}
+		w.WriteHeader(status)
+		w.Write(body) //nolint:errcheck // benchWriter does not fail
+	})
+}
+
+var benchRequests = []struct {
+	name, path string
+	header     map[string]string
+	status     int
+}{
+	{"markdown/claude-code", "/support/", map[string]string{"Accept": "text/markdown, text/html, */*"}, 200},
+	{"html/browser", "/support/", map[string]string{"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"}, 200},
+	{"html/no-accept", "/", nil, 200},
+	{"not-modified", "/support/", map[string]string{"Accept": "text/markdown", "If-None-Match": "(etag)"}, 304},
+	{"not-acceptable", "/support/", map[string]string{"Accept": "application/json"}, 406},
+	{"plain-file", "/llms.txt", map[string]string{"Accept": "*/*"}, 200},
+}
+
+func newBenchSite(b *testing.B) *siteFiles {
+	b.Helper()
+	site, err := newSiteFiles(builtSite(b), "https://study.example")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return site
+}
+
+// newBenchRequest builds the request and the response the site gives it.
+func newBenchRequest(b *testing.B, site http.Handler, path string, header map[string]string, status int) (*http.Request, *httptest.ResponseRecorder) {
+	b.Helper()
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	for k, v := range header {
+		if v == "(etag)" {
+			rec := httptest.NewRecorder()
+			site.ServeHTTP(rec, req)
+			v = rec.Header().Get("ETag")
+		}
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	site.ServeHTTP(rec, req)
+	if rec.Code != status {
+		b.Fatalf("%s: status %d, want %d", path, rec.Code, status)
+	}
+	return req, rec
+}
+
+// BenchmarkSiteResponses measures each kind of answer of the site handler,
+// and the baseline that copies a fixed response from memory.
+func BenchmarkSiteResponses(b *testing.B) {
+	site := handleSite(newBenchSite(b))
+	for _, br := range benchRequests {
+		req, want := newBenchRequest(b, site, br.path, br.header, br.status)
+		for _, h := range []struct {
+			name    string
+			handler http.Handler
+		}{
+			{"site", site},
+			{"baseline", copyHandler(want.Code, want.Header(), want.Body.Bytes())},
+		} {
+			b.Run(br.name+"/"+h.name, func(b *testing.B) {
+				w := &benchWriter{header: http.Header{}}
+				b.ReportAllocs()
+				b.SetBytes(int64(want.Body.Len()))
+				for b.Loop() {
+					w.reset()
+					h.handler.ServeHTTP(w, req)
+				}
+				if w.status != br.status || len(w.body) != want.Body.Len() {
+					b.Fatalf("status=%d body=%d bytes, want %d and %d", w.status, len(w.body), br.status, want.Body.Len())
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkNegotiatedPageRatio serves a negotiated page and, in the same
+// run, the baseline that writes the same response from memory. The two
+// alternate in small batches so that load from other processes falls on
+// both alike. It reports the site's ns/op, the baseline's, and the ratio
+// baseline time / site time (1 = as fast as copying; the target is at
+// least 0.9). "reused-header" clears one header map between responses, so
+// the comparison is of the handlers alone; "fresh-header" gives each
+// response a new map as net/http does.
+func BenchmarkNegotiatedPageRatio(b *testing.B) {
+	site := handleSite(newBenchSite(b))
+	for _, br := range benchRequests[:3] {
+		for _, fresh := range []bool{false, true} {
+			name := br.name + "/reused-header"
+			if fresh {
+				name = br.name + "/fresh-header"
+			}
+			b.Run(name, func(b *testing.B) {
+				benchmarkRatio(b, site, br.path, br.header, br.status, fresh)
+			})
+		}
+	}
+}
+
+func benchmarkRatio(b *testing.B, site http.Handler, path string, header map[string]string, status int, freshHeader bool) {
+	req, want := newBenchRequest(b, site, path, header, status)
+	baseline := copyHandler(want.Code, want.Header(), want.Body.Bytes())
+	w := &benchWriter{header: http.Header{}, freshHeader: freshHeader}
+	serve := func(h http.Handler, n int) time.Duration {
+		start := time.Now()
+		for range n {
+			w.reset()
+			h.ServeHTTP(w, req)
+		}
+		return time.Since(start)
+	}
+	const batch = 64
+	var siteTime, baseTime time.Duration
+	b.ReportAllocs()
+	for done := 0; done < b.N; done += batch {
+		n := min(batch, b.N-done)
+		if done/batch%2 == 0 {
+			siteTime += serve(site, n)
+			baseTime += serve(baseline, n)
+		} else {
+			baseTime += serve(baseline, n)
+			siteTime += serve(site, n)
+		}
+	}
+	b.ReportMetric(float64(siteTime.Nanoseconds())/float64(b.N), "ns/op")
+	b.ReportMetric(float64(baseTime.Nanoseconds())/float64(b.N), "baseline-ns/op")
+	b.ReportMetric(float64(baseTime)/float64(siteTime), "ratio")
+}
