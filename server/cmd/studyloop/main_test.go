@@ -129,3 +129,40 @@ func TestMigrateCommand(t *testing.T) {
 		t.Fatalf("second migrate printed %q", out.String())
 	}
 }
+
+// TestServeBuiltSiteUnderBaseURL runs the real program with a public origin
+// and checks that the embedded site is served under it and negotiated.
+func TestServeBuiltSiteUnderBaseURL(t *testing.T) {
+	base := startServer(t, "sqlite", map[string]string{"BASE_URL": "https://study.example"})
+	tests := []struct {
+		path, accept, ctype, contains string
+	}{
+		{"/llms.txt", "", "text/plain; charset=utf-8", "https://study.example/mcp"},
+		{"/sitemap.xml", "", "application/xml", "<loc>https://study.example/support/</loc>"},
+		{"/sitemap-agents.xml", "", "application/xml", "<loc>https://study.example/support.md</loc>"},
+		{"/robots.txt", "", "text/plain; charset=utf-8", "Sitemap: https://study.example/sitemap-agents.xml"},
+		{"/support/", "text/markdown", "text/markdown; charset=utf-8", "# "},
+		{"/support/", "", "text/html; charset=utf-8", `href="https://study.example/support/"`},
+	}
+	for _, tt := range tests {
+		req, err := http.NewRequest(http.MethodGet, base+tt.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.accept != "" {
+			req.Header.Set("Accept", tt.accept)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || res.Header.Get("Content-Type") != tt.ctype {
+			t.Errorf("%s (Accept %q): status=%d Content-Type=%q, want 200 %q", tt.path, tt.accept, res.StatusCode, res.Header.Get("Content-Type"), tt.ctype)
+		}
+		if !strings.Contains(string(body), tt.contains) || strings.Contains(string(body), "studyloop.invalid") {
+			t.Errorf("%s does not contain %q, or still names the build placeholder", tt.path, tt.contains)
+		}
+	}
+}
