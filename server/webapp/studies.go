@@ -1,0 +1,187 @@
+package webapp
+
+import (
+	"math"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/studyloop/studyloop/server/store"
+	"github.com/studyloop/studyloop/server/studyloop"
+	"github.com/studyloop/studyloop/templates"
+)
+
+// studiesPerPage is how many studies /app lists at a time.
+const studiesPerPage = 20
+
+// Home lists the student's studies, newest first, with their status and
+// mastery, and offers the form to create a study. GET /app.
+func (a *App) Home() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.renderHome(w, r, http.StatusOK, homeForm{})
+	})
+}
+
+// homeForm is what the create form shows again after an error.
+type homeForm struct {
+	title, text string
+	err         error
+}
+
+func (a *App) renderHome(w http.ResponseWriter, r *http.Request, status int, form homeForm) {
+	ctx := r.Context()
+	user, err := userID(ctx)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	studies, next, err := a.db.ListStudies(ctx, user, store.ListStudiesParams{Limit: studiesPerPage, Cursor: r.URL.Query().Get("cursor")})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	now := a.now()
+	summary, err := a.db.MasterySummary(ctx, user, now)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	mastery := make(map[string]studyloop.StudyMastery, len(summary.Studies))
+	for _, sm := range summary.Studies {
+		mastery[sm.StudyID] = sm
+	}
+	p := templates.AppHomeProps{
+		Page:         templates.PageProps{Title: "Your studies", SignedIn: true},
+		CSRFToken:    a.sessions.CSRFToken(ctx),
+		TitleValue:   form.title,
+		TextValue:    form.text,
+		MaxTextChars: studyloop.MaxStudyTextChars,
+	}
+	if form.err != nil {
+		p.Page.Error = studyloop.ErrorMessage(form.err)
+	}
+	if len(summary.Studies) > 0 {
+		p.Overall = &templates.OverallMastery{
+			Bar:        masteryBar(summary.Score, "Overall mastery"),
+			Studies:    len(summary.Studies),
+			Questions:  summary.Questions,
+			DueNow:     summary.DueNow,
+			NextReview: until(summary.NextReview, now),
+		}
+	}
+	for _, s := range studies {
+		item := templates.StudyListItem{
+			URL: studyURL(s.ID), Title: s.Title, Status: string(s.Status),
+			Created: s.CreatedAt.Format("2 Jan 2006"),
+		}
+		if sm, ok := mastery[s.ID]; ok {
+			item.Ready = true
+			item.Bar = masteryBar(sm.Score, "Mastery of "+s.Title)
+			item.Questions = sm.Questions
+			item.DueNow = sm.DueNow
+		}
+		p.Studies = append(p.Studies, item)
+	}
+	if next != "" {
+		p.MoreURL = "/app?" + url.Values{"cursor": {next}}.Encode()
+	}
+	a.render(w, r, status, templates.AppHome(p))
+}
+
+// CreateStudy creates a study from pasted text or markdown, with the same
+// validation and limits as the create_study tool, wakes a worker and sends
+// the student to the study's page. Invalid text is shown again with the
+// reason. POST /app/studies.
+func (a *App) CreateStudy() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		user, err := userID(ctx)
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		title, text := r.PostFormValue("title"), r.PostFormValue("text")
+		st, err := a.db.CreateStudy(ctx, user, title, text)
+		if err != nil {
+			if code := studyloop.ErrorCode(err); code == studyloop.EINVALID || code == studyloop.ETOOLARGE {
+				a.renderHome(w, r, statusFor(code), homeForm{title: title, text: text, err: err})
+				return
+			}
+			a.fail(w, r, err)
+			return
+		}
+		a.notify()
+		http.Redirect(w, r, studyURL(st.ID), http.StatusSeeOther)
+	})
+}
+
+// refreshSeconds is how often a study's page reloads while it is being
+// processed.
+const refreshSeconds = 3
+
+// Study shows one study: while it is processed, its status (the page
+// reloads itself); once ready, its mastery topic by topic and what is due.
+// GET /app/studies/{id}.
+func (a *App) Study() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		user, err := userID(ctx)
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		st, err := a.db.GetStudy(ctx, user, r.PathValue("id"))
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		p := templates.StudyPageProps{
+			Page:        templates.PageProps{Title: st.Title, SignedIn: true},
+			Status:      string(st.Status),
+			Failed:      st.Status == studyloop.StatusFailed,
+			Reason:      st.Reason,
+			PracticeURL: practiceURL(st.ID),
+		}
+		switch st.Status {
+		case studyloop.StatusUploaded, studyloop.StatusProcessing:
+			w.Header().Set("Refresh", itoa(refreshSeconds))
+		case studyloop.StatusReady:
+			now := a.now()
+			m, err := a.db.StudyMastery(ctx, user, st.ID, now)
+			if err != nil {
+				a.fail(w, r, err)
+				return
+			}
+			fillStudyPage(&p, m, now)
+		}
+		a.render(w, r, http.StatusOK, templates.StudyPage(p))
+	})
+}
+
+func fillStudyPage(p *templates.StudyPageProps, m studyloop.StudyMastery, now time.Time) {
+	p.Ready = true
+	p.Bar = masteryBar(m.Score, "Mastery of the study")
+	p.Questions, p.Attempts, p.DueNow = m.Questions, m.Attempts, m.DueNow
+	p.New, p.Learning, p.Review = m.New, m.Learning, m.Review
+	p.NextReview = until(m.NextReview, now)
+	depth := make(map[int64]int, len(m.Topics))
+	for _, t := range m.Topics {
+		d := 0
+		if t.ParentID != nil {
+			d = depth[*t.ParentID] + 1
+		}
+		depth[t.TopicID] = d
+		p.Topics = append(p.Topics, templates.TopicRow{
+			Title: t.Title, Depth: d,
+			Bar:       masteryBar(t.Score, "Mastery of "+t.Title),
+			Questions: t.Questions, Attempts: t.Attempts,
+			CurrentStreak: t.CurrentStreak, BestStreak: t.BestStreak,
+			DueNow: t.DueNow, NextReview: until(t.NextReview, now),
+		})
+	}
+}
+
+// masteryBar turns a 0..1 score into a whole percentage.
+func masteryBar(score float64, label string) templates.MasteryBar {
+	return templates.MasteryBar{Percent: int(math.Round(min(max(score, 0), 1) * 100)), Label: label}
+}
