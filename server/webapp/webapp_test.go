@@ -442,4 +442,3 @@ func TestFailedStudyShowsItsReason(t *testing.T) {
 		}
 	})
 }
-
