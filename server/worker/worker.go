@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"time"
 
@@ -58,7 +59,11 @@ const (
 )
 
 func reasonTimeout(limit time.Duration) string {
-	return fmt.Sprintf("Processing took longer than %s and was stopped. Try a shorter text, or split it into several studies.", limit.Round(time.Second))
+	seconds := strconv.FormatFloat(limit.Seconds(), 'f', -1, 64) + " seconds"
+	if limit == time.Second {
+		seconds = "1 second"
+	}
+	return fmt.Sprintf("Processing took longer than %s and was stopped. Try a shorter text, or split it into several studies.", seconds)
 }
 
 // errTimeout and errLeaseLost are the causes with which a generation is
