@@ -6,6 +6,7 @@ import (
 	"github.com/studyloop/studyloop/server/account"
 	"github.com/studyloop/studyloop/server/oauth"
 	"github.com/studyloop/studyloop/server/session"
+	"github.com/studyloop/studyloop/server/webapp"
 )
 
 // addRoutes lists every route of the service.
@@ -43,6 +44,14 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	mux.Handle("OPTIONS /.well-known/oauth-protected-resource", oauth.Preflight())
 	mux.Handle("GET /.well-known/oauth-protected-resource/mcp", oauth.CORS(authServer.HandleProtectedResourceMetadata()))
 	mux.Handle("OPTIONS /.well-known/oauth-protected-resource/mcp", oauth.Preflight())
+	// The web app: a student's studies, mastery and practice. Signed-in
+	// pages only; their forms carry the session's CSRF token.
+	app := webapp.New(d.DB, sessions, d.Logger, &webapp.Options{Notify: d.NotifyWorkers})
+	mux.Handle("GET /app", session.Sensitive(sessions.RequireUser(app.Home())))
+	mux.Handle("POST /app/studies", session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.CreateStudy()))))
+	mux.Handle("GET /app/studies/{id}", session.Sensitive(sessions.RequireUser(app.Study())))
+	mux.Handle("GET /app/studies/{id}/practice", session.Sensitive(sessions.RequireUser(app.Practice())))
+	mux.Handle("POST /app/studies/{id}/practice", session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.Answer()))))
 	// POST /mcp: wrap the MCP handler in oauth.RequireToken(authServer, d.Config).
 	// GET /mcp: the negotiated connect page, never 406; the MCP handler may
 	// wrap handleConnectPage(site) to answer its own GETs first.

@@ -21,6 +21,9 @@ type Deps struct {
 	DB     *store.DB
 	// Site is the built Hugo output (build.Site()).
 	Site fs.FS
+	// NotifyWorkers, if non-nil, wakes an idle study worker after a study is
+	// created (worker.Pool.Notify). Optional: workers also poll.
+	NotifyWorkers func()
 }
 
 // NewServer returns the whole service as one http.Handler.
