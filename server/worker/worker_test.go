@@ -22,6 +22,7 @@ type testGenerator struct {
 	mu      sync.Mutex
 	calls   map[string]int
 	started chan string // receives each text as generation starts, if set
+	stopped chan error  // receives the context error when "block" is cancelled, if set
 	delay   time.Duration
 }
 
@@ -53,6 +54,9 @@ func (g *testGenerator) Generate(ctx context.Context, title, text string) (study
 		time.Sleep(2 * time.Second)
 	case "block": // waits for cancellation
 		<-ctx.Done()
+		if g.stopped != nil {
+			g.stopped <- context.Cause(ctx)
+		}
 		return studyloop.Extraction{}, ctx.Err()
 	case "empty":
 		return studyloop.Extraction{Topics: []studyloop.Topic{{Parent: -1, Title: title, Span: studyloop.Span{End: len(text)}}}}, nil
@@ -298,6 +302,39 @@ func TestStopReleasesTheStudyInProgress(t *testing.T) {
 		c, ok, err := db.ClaimStudy(context.Background(), "next", time.Minute)
 		if err != nil || !ok || c.Attempt != 1 {
 			t.Fatalf("claim after release: ok %v attempt %d err %v, want attempt 1", ok, c.Attempt, err)
+		}
+	})
+}
+
+func TestLostLeaseStopsGeneration(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		s := mustCreate(t, db, mustUser(t, db), "block until the lease is lost")
+		gen := newTestGenerator()
+		gen.started, gen.stopped = make(chan string, 1), make(chan error, 1)
+		startPool(t, db, gen, &worker.Options{Lease: 150 * time.Millisecond, Timeout: time.Minute, PollInterval: time.Hour})
+		select {
+		case <-gen.started:
+		case <-time.After(10 * time.Second):
+			t.Fatal("generation did not start")
+		}
+		// Another process takes the study over, as if this one had stalled
+		// past its lease.
+		if _, err := db.NewRaw(`UPDATE studies SET lease_owner = 'other', lease_until = ? WHERE id = ?`,
+			time.Now().Add(time.Hour).UTC(), s.ID).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-gen.stopped:
+			if err == nil {
+				t.Fatal("generation stopped without a cause")
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("generation went on after the lease was lost")
+		}
+		time.Sleep(100 * time.Millisecond) // let the worker record whatever it would
+		if err := db.CompleteStudy(ctx, s.ID, "other", extract("Topic", "block until the lease is lost")); err != nil {
+			t.Fatalf("the new owner cannot complete: %v", err)
 		}
 	})
 }
