@@ -1,0 +1,23 @@
+package studyloop
+
+// SourcePart is one piece of uploaded material, a PDF page or a photo, and
+// the bytes of the study text that were extracted from it. A study made
+// from uploads keeps its parts, so each topic can say where it came from.
+type SourcePart struct {
+	Label string // what a person calls it: "Page 3", "Photo 2"
+	Span  Span   // its bytes in the study text, heading line included
+}
+
+// SourceLabels returns the labels of the parts that overlap s, in order.
+// An empty span counts as overlapping the part it lies in.
+func SourceLabels(parts []SourcePart, s Span) []string {
+	var labels []string
+	for _, p := range parts {
+		overlaps := s.Start < p.Span.End && p.Span.Start < s.End
+		inside := s.Start == s.End && p.Span.Start <= s.Start && s.Start < p.Span.End
+		if overlaps || inside {
+			labels = append(labels, p.Label)
+		}
+	}
+	return labels
+}
