@@ -631,3 +631,25 @@ func BenchmarkCompleteStudy(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkClaimStudy(b *testing.B) {
+	for _, dialect := range storetest.Dialects {
+		b.Run(dialect, func(b *testing.B) {
+			db := storetest.Open(b, dialect)
+			user := mustUser(b, db)
+			// A backlog of waiting studies, some abandoned, as under load.
+			for i := range 200 {
+				mustCreate(b, db, user, "", "text")
+				if i%10 == 0 {
+					mustClaim(b, db, "dead", expired)
+				}
+			}
+			for b.Loop() {
+				b.StopTimer()
+				mustCreate(b, db, user, "", "text")
+				b.StartTimer()
+				mustClaim(b, db, "w", time.Minute)
+			}
+		})
+	}
+}
