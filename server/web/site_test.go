@@ -370,8 +370,9 @@ func TestBuiltFilesUseTheBaseURL(t *testing.T) {
 
 // dynamicRoutes are URLs the agent files name that other issues serve
 // (OAuth metadata, registration, the web app); until their routes are
-// registered they may answer 404 (or 405 for POST-only ones). Every other
-// URL must answer GET with 200.
+// registered they may answer 404, and so do POST-only ones (the GET /
+// fallback answers GETs the other routes do not take). A signed-in page may
+// send a stranger to sign in. Every other URL must answer GET with 200.
 var dynamicRoutes = map[string]string{
 	"/.well-known/oauth-authorization-server":     "OAuth",
 	"/.well-known/oauth-authorization-server/mcp": "OAuth",
