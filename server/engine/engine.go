@@ -115,7 +115,7 @@ func (g *Offline) Generate(ctx context.Context, title, text string) (studyloop.E
 			return studyloop.Extraction{}, err
 		}
 	}
-	b := &builder{ctx: ctx, opts: g.opts, an: an, title: strings.TrimSpace(title)}
+	b := &builder{ctx: ctx, opts: g.opts, an: an, title: cleanTitle(title)}
 	if err := b.topics(sections, len(text)); err != nil {
 		return studyloop.Extraction{}, err
 	}
@@ -163,8 +163,12 @@ func (b *builder) topics(sections []*section, textLen int) error {
 			parent = stack[len(stack)-1].topic
 		}
 		t := len(b.topicList)
+		title := cleanTitle(s.heading.text)
+		if title == "" {
+			title = "Part " + strconv.Itoa(t+1)
+		}
 		b.topicList = append(b.topicList, studyloop.Topic{
-			Parent: parent, Title: cleanTitle(s.heading.text), Span: studyloop.Span{Start: s.start, End: textLen},
+			Parent: parent, Title: title, Span: studyloop.Span{Start: s.start, End: textLen},
 		})
 		stack = append(stack, open{s.level, t})
 		words := 0
@@ -233,8 +237,22 @@ func (b *builder) addUnit(topic int, blocks []*block, facts []fact) *unit {
 	return u
 }
 
-// cleanTitle collapses the whitespace of a heading.
-func cleanTitle(s string) string { return strings.Join(strings.Fields(s), " ") }
+// cleanTitle collapses the whitespace of a heading and drops what would
+// read as markdown out of context: emphasis, code and heading marks, and
+// a leading list marker.
+func cleanTitle(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if strings.ContainsRune("*_`#~|<>[]", r) {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	for s != "" && listMarker.MatchString(s + " ") {
+		s = strings.TrimSpace(listMarker.ReplaceAllString(s+" ", ""))
+	}
+	return s
+}
 
 // prune drops topics with no question in themselves or a subtopic and
 // renumbers what is left.
