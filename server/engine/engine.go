@@ -248,7 +248,7 @@ func cleanTitle(s string) string {
 		return r
 	}, s)
 	s = strings.Join(strings.Fields(s), " ")
-	for s != "" && listMarker.MatchString(s + " ") {
+	for s != "" && listMarker.MatchString(s+" ") {
 		s = strings.TrimSpace(listMarker.ReplaceAllString(s+" ", ""))
 	}
 	return s

@@ -121,6 +121,7 @@ var extraStopWords = func() map[string]bool {
 		might much must neither never new next now often one ones onto other others per perhaps rather said say
 		latter least less more most same certain whole various different
 		says see seen several shall shew since still such take taken thus together toward towards two upon use
+		thereof therein thereby therefore whereof whereby hereof herein viz
 		used uses using usually via well whereas whether within without would yet`) {
 		m[w] = true
 	}

@@ -106,11 +106,12 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 func (a *asker) ask(ctx context.Context, u *unit) error {
 	want := u.wanted(a.opts.MaxQuestionsPerTopic)
 	n := want * candidatesFactor
+	src := rankSentences(u)
 	lists := [][]studyloop.Question{
 		a.shortAnswers(u, n),
 		a.termDefinitions(u, n),
-		a.clozes(u, n, false),
-		a.multipleChoice(u, n),
+		a.clozes(u, src, n, false),
+		a.multipleChoice(u, src, n),
 	}
 	got := 0
 	for got < want {
@@ -271,9 +272,14 @@ type blank struct {
 	key      string
 }
 
-// clozes returns cloze questions (or, with choices, their multiple-choice
-// form) from the sentences richest in keyphrases.
-func (a *asker) clozes(u *unit, n int, withChoices bool) []studyloop.Question {
+// clozeSource is a unit's sentences fit for cloze questions, richest in
+// keyphrases first, with the stretches each could blank, best first.
+type clozeSource struct {
+	sents  []*sentence
+	blanks map[*sentence][]blank
+}
+
+func rankSentences(u *unit) clozeSource {
 	blanks := map[*sentence][]blank{}
 	score := map[*sentence]float64{}
 	for _, p := range u.phrases[:min(len(u.phrases), phrasesPerTopic)] {
@@ -293,8 +299,13 @@ func (a *asker) clozes(u *unit, n int, withChoices bool) []studyloop.Question {
 		}
 		// Bold terms are what the author marked as worth knowing: blank them first.
 		var bold []blank
-		for _, b := range s.block.p.bold {
-			if b.Start >= s.start && b.End <= s.start+len(s.text) && len(strings.Fields(s.block.p.text[b.Start:b.End])) <= 5 {
+		bolds := s.block.p.bold
+		first := sort.Search(len(bolds), func(i int) bool { return bolds[i].Start >= s.start })
+		for _, b := range bolds[first:] {
+			if b.Start >= s.start+len(s.text) {
+				break
+			}
+			if b.End <= s.start+len(s.text) && len(strings.Fields(s.block.p.text[b.Start:b.End])) <= 5 {
 				bold = append(bold, blank{from: b.Start - s.start, to: b.End - s.start})
 				score[s] += 10
 			}
@@ -307,6 +318,13 @@ func (a *asker) clozes(u *unit, n int, withChoices bool) []studyloop.Question {
 	sort.SliceStable(sents, func(i, j int) bool {
 		return score[sents[i]]/math.Sqrt(float64(len(sents[i].toks))) > score[sents[j]]/math.Sqrt(float64(len(sents[j].toks)))
 	})
+	return clozeSource{sents: sents, blanks: blanks}
+}
+
+// clozes returns cloze questions (or, with choices, their multiple-choice
+// form) from the sentences richest in keyphrases.
+func (a *asker) clozes(u *unit, src clozeSource, n int, withChoices bool) []studyloop.Question {
+	sents, blanks := src.sents, src.blanks
 	var out []studyloop.Question
 	// Multiple choice takes the sentences cloze leaves, so the two do not
 	// ask the same thing.
@@ -340,9 +358,34 @@ func (a *asker) clozes(u *unit, n int, withChoices bool) []studyloop.Question {
 	return out
 }
 
+// clozeSentence reports whether s reads as a whole sentence worth
+// blanking: it starts with a capital, ends with a full stop that is not
+// an abbreviation's, and has at least minClozeTokens words.
 func clozeSentence(s *sentence) bool {
-	return s.tagged && len(s.toks) >= minClozeTokens && len(s.toks) <= maxClozeTokens &&
-		endsSentence(s.text) && !strings.ContainsAny(s.text, "?\n")
+	if !s.tagged || len(s.toks) > maxClozeTokens || !endsSentence(s.text) || strings.ContainsAny(s.text, "?\n") {
+		return false
+	}
+	words := 0
+	for _, w := range s.lower {
+		if isWord(w) {
+			words++
+		}
+	}
+	if words < minClozeTokens {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s.text)
+	if !unicode.IsUpper(r) && !unicode.IsDigit(r) {
+		return false
+	}
+	n := len(s.lower)
+	return n < 2 || !abbreviations[strings.TrimSuffix(s.lower[n-2], ".")] && !abbreviations[strings.TrimSuffix(s.lower[n-1], ".")]
+}
+
+// abbreviations end sentences only in appearance.
+var abbreviations = map[string]bool{
+	"viz": true, "etc": true, "e.g": true, "i.e": true, "cf": true, "fig": true, "vol": true,
+	"no": true, "pp": true, "p": true, "prop": true, "ch": true, "sect": true, "vs": true,
 }
 
 // withDistractors turns a cloze into multiple choice with three keyphrases
@@ -392,7 +435,7 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 	return q, true
 }
 
-func (a *asker) multipleChoice(u *unit, n int) []studyloop.Question {
+func (a *asker) multipleChoice(u *unit, src clozeSource, n int) []studyloop.Question {
 	var out []studyloop.Question
 	for _, f := range u.facts {
 		if len(out) >= n/2 {
@@ -430,7 +473,7 @@ func (a *asker) multipleChoice(u *unit, n int) []studyloop.Question {
 			out = append(out, q)
 		}
 	}
-	return append(out, a.clozes(u, n, true)...)
+	return append(out, a.clozes(u, src, n, true)...)
 }
 
 // shuffleIn places answer among the distractors at a position fixed by the
