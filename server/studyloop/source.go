@@ -21,3 +21,11 @@ func SourceLabels(parts []SourcePart, s Span) []string {
 	}
 	return labels
 }
+
+// Upload is one file of study material as uploaded, kept with its study
+// until its text has been extracted.
+type Upload struct {
+	Kind  string // what the content is: "pdf", "jpeg", "png" or "heic"
+	Pages string // PDFs: the page selection, e.g. "3-7, 10"; "" for all
+	Data  []byte
+}
