@@ -1,0 +1,103 @@
+package web
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// newBrowser starts headless Chromium for one test, or skips the test when
+// Chromium is not installed (fails under CI).
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	var path string
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("Chromium is not installed (apt-get install chromium)")
+		}
+		t.Skip("Chromium is not installed (apt-get install chromium); skipping the browser test")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.NoSandbox, // tests may run as root
+		chromedp.Flag("disable-dev-shm-usage", true),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(allocCtx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting Chromium: %v", err)
+	}
+	return ctx
+}
+
+// TestPagesLoadInABrowser opens every content page, English and German, in
+// headless Chromium and checks what a person would see go wrong: a style
+// sheet or icon that fails to load or is refused (the server sends nosniff,
+// so a wrong Content-Type blocks a style sheet), the wrong language, or a
+// missing pointer to the markdown twin.
+func TestPagesLoadInABrowser(t *testing.T) {
+	srv := newTestServer(t)
+	ctx := newBrowser(t)
+	type pageState struct {
+		Lang        string   `json:"lang"`
+		Title       string   `json:"title"`
+		Twin        string   `json:"twin"`
+		StyleSheets int      `json:"styleSheets"`
+		StyleRules  int      `json:"styleRules"`
+		Failed      []string `json:"failed"`
+	}
+	const inspect = `(() => {
+		const twin = document.querySelector('link[rel="alternate"][type="text/markdown"]');
+		let rules = 0;
+		for (const s of document.styleSheets) { try { rules += s.cssRules.length } catch (e) {} }
+		const failed = performance.getEntriesByType("resource")
+			.filter(r => r.responseStatus === 0 || r.responseStatus >= 400)
+			.map(r => r.name + " " + r.responseStatus);
+		return {lang: document.documentElement.lang, title: document.title,
+			twin: twin ? new URL(twin.href).pathname : "",
+			styleSheets: document.styleSheets.length, styleRules: rules, failed: failed};
+	})()`
+	for _, page := range contentPages {
+		for _, lang := range []string{"en", "de"} {
+			path := page.path
+			if lang == "de" {
+				path = "/de" + page.path
+			}
+			t.Run(path, func(t *testing.T) {
+				res, err := chromedp.Run(ctx, chromedp.NavigateResponse(srv.URL+path))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Status != 200 || !strings.HasPrefix(res.MimeType, "text/html") {
+					t.Fatalf("status=%d type=%q", res.Status, res.MimeType)
+				}
+				state, err := chromedp.Run(ctx, chromedp.Evaluate[pageState](inspect))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if state.Lang != lang || state.Title == "" || state.Twin != page.twin {
+					t.Errorf("lang=%q title=%q twin link=%q, want %q, a title, %q", state.Lang, state.Title, state.Twin, lang, page.twin)
+				}
+				if state.StyleSheets == 0 || state.StyleRules == 0 {
+					t.Errorf("%d style sheets with %d rules: the style sheet did not apply", state.StyleSheets, state.StyleRules)
+				}
+				if len(state.Failed) > 0 {
+					t.Errorf("failed loads: %s", strings.Join(state.Failed, "; "))
+				}
+			})
+		}
+	}
+}
