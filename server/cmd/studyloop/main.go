@@ -25,8 +25,10 @@ import (
 
 	"github.com/studyloop/studyloop/build"
 	"github.com/studyloop/studyloop/server/config"
+	"github.com/studyloop/studyloop/server/engine"
 	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/web"
+	"github.com/studyloop/studyloop/server/worker"
 )
 
 func main() {
@@ -115,11 +117,28 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 	go func() { pruneExpired(pruneCtx, db, logger, pruneInterval); close(pruned) }()
 	defer func() { stopPruning(); <-pruned }()
 
+	gen, err := engine.NewOffline(nil)
+	if err != nil {
+		return err
+	}
+	pool := worker.New(db, gen, logger, &worker.Options{Workers: cfg.Workers})
+	// Workers stop after the HTTP server has drained, and before the
+	// database closes; a study in progress is handed back to the queue.
+	workCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
+	worked := make(chan error, 1)
+	if cfg.Workers > 0 {
+		go func() { worked <- pool.Run(workCtx) }()
+	} else {
+		worked <- nil // WORKERS=0: another replica processes the studies
+	}
+	defer func() { stopWorkers(); <-worked }()
+
 	handler, err := web.NewServer(web.Deps{
-		Config: cfg,
-		Logger: logger,
-		DB:     db,
-		Site:   build.Site(),
+		Config:        cfg,
+		Logger:        logger,
+		DB:            db,
+		Site:          build.Site(),
+		NotifyWorkers: pool.Notify,
 	})
 	if err != nil {
 		return err
