@@ -323,3 +323,7 @@ func errorCode(body map[string]any) string {
 	s, _ := body["error"].(string)
 	return s
 }
+
+func decodeJSON(res *http.Response, v any) {
+	json.NewDecoder(res.Body).Decode(v) //nolint:errcheck // asserted by callers
+}

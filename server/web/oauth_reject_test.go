@@ -1,0 +1,512 @@
+package web_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/studyloop/studyloop/server/store"
+	"github.com/studyloop/studyloop/server/store/storetest"
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// The negative cases: every one asserts the status and the error code.
+
+func TestRegisterRejects(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		s := startAuthServer(t, db, nil)
+		const jsonType = "application/json"
+		big := `{"redirect_uris":["https://a.example/cb"],"client_name":"` + strings.Repeat("x", 65<<10) + `"}`
+		tests := []struct {
+			name, contentType, body string
+			status                  int
+			code                    string
+		}{
+			{"remote http redirect", jsonType, `{"redirect_uris":["http://agent.example/cb"]}`, 400, "invalid_redirect_uri"},
+			{"private-network http redirect", jsonType, `{"redirect_uris":["http://192.168.1.5/cb"]}`, 400, "invalid_redirect_uri"},
+			{"loopback lookalike host", jsonType, `{"redirect_uris":["http://127.0.0.1.evil.example/cb"]}`, 400, "invalid_redirect_uri"},
+			{"relative redirect", jsonType, `{"redirect_uris":["/cb"]}`, 400, "invalid_redirect_uri"},
+			{"redirect with fragment", jsonType, `{"redirect_uris":["https://a.example/cb#x"]}`, 400, "invalid_redirect_uri"},
+			{"redirect with user info", jsonType, `{"redirect_uris":["https://me@a.example/cb"]}`, 400, "invalid_redirect_uri"},
+			{"javascript redirect", jsonType, `{"redirect_uris":["javascript:alert(1)"]}`, 400, "invalid_redirect_uri"},
+			{"one bad among good", jsonType, `{"redirect_uris":["https://a.example/cb","http://b.example/cb"]}`, 400, "invalid_redirect_uri"},
+			{"no redirect_uris", jsonType, `{"client_name":"x"}`, 400, "invalid_redirect_uri"},
+			{"empty redirect_uris", jsonType, `{"redirect_uris":[]}`, 400, "invalid_redirect_uri"},
+			{"redirect_uris not an array", jsonType, `{"redirect_uris":"https://a.example/cb"}`, 400, "invalid_client_metadata"},
+			{"secret-based auth method", jsonType, `{"redirect_uris":["https://a.example/cb"],"token_endpoint_auth_method":"client_secret_basic"}`, 400, "invalid_client_metadata"},
+			{"unsupported grant type", jsonType, `{"redirect_uris":["https://a.example/cb"],"grant_types":["client_credentials"]}`, 400, "invalid_client_metadata"},
+			{"unsupported response type", jsonType, `{"redirect_uris":["https://a.example/cb"],"response_types":["token"]}`, 400, "invalid_client_metadata"},
+			{"control characters in name", jsonType, `{"redirect_uris":["https://a.example/cb"],"client_name":"a\u202eb"}`, 400, "invalid_client_metadata"},
+			{"not JSON", jsonType, `redirect_uris=https://a.example/cb`, 400, "invalid_client_metadata"},
+			{"two JSON values", jsonType, `{"redirect_uris":["https://a.example/cb"]}{}`, 400, "invalid_client_metadata"},
+			{"form content type", "application/x-www-form-urlencoded", `{"redirect_uris":["https://a.example/cb"]}`, 400, "invalid_client_metadata"},
+			{"body over 64 KiB", jsonType, big, 413, "invalid_client_metadata"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				status, body, _ := s.postJSON(t, "/oauth/register", tt.contentType, tt.body)
+				if status != tt.status || errorCode(body) != tt.code {
+					t.Fatalf("status %d error %q, want %d %q (%v)", status, errorCode(body), tt.status, tt.code, body)
+				}
+				if d, _ := body["error_description"].(string); d == "" {
+					t.Fatal("no error_description")
+				}
+			})
+		}
+	})
+}
+
+func TestRegisterRateLimit(t *testing.T) {
+	// 4 an hour gives a burst of 1: the second registration at once is
+	// refused.
+	s := startAuthServer(t, storetest.Open(t, "sqlite"), map[string]string{"REGISTER_RATE_LIMIT": "4"})
+	s.register(t, "https://a.example/cb")
+	status, body, h := s.postJSON(t, "/oauth/register", "application/json", `{"redirect_uris":["https://a.example/cb"]}`)
+	if status != http.StatusTooManyRequests || errorCode(body) != "too_many_requests" {
+		t.Fatalf("status %d error %q, want 429 too_many_requests", status, errorCode(body))
+	}
+	if secs, err := strconv.Atoi(h.Get("Retry-After")); err != nil || secs < 1 || secs > 900 {
+		t.Fatalf("Retry-After %q, want about 900 seconds", h.Get("Retry-After"))
+	}
+}
+
+// sensitiveHeaders are the headers of pages handling credentials or consent.
+var sensitiveHeaders = map[string]string{
+	"Content-Security-Policy": "frame-ancestors 'none'",
+	"X-Frame-Options":         "DENY",
+	"Cache-Control":           "no-store",
+	"Referrer-Policy":         "no-referrer",
+}
+
+func checkSensitiveHeaders(t *testing.T, what string, h http.Header) {
+	t.Helper()
+	for k, want := range sensitiveHeaders {
+		if got := h.Get(k); got != want {
+			t.Errorf("%s: %s = %q, want %q", what, k, got, want)
+		}
+	}
+}
+
+func TestAuthorizeRejects(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		s := startAuthServer(t, db, nil)
+		clientID := s.register(t, "http://127.0.0.1/callback", "https://agent.example/cb")
+		otherClient := s.register(t, "https://other.example/cb")
+		challenge := oauth2.S256ChallengeFromVerifier(oauth2.GenerateVerifier())
+		valid := func() url.Values {
+			return url.Values{
+				"client_id": {clientID}, "redirect_uri": {s.callback}, "response_type": {"code"},
+				"code_challenge": {challenge}, "code_challenge_method": {"S256"}, "state": {"st ate/1"},
+			}
+		}
+		tests := []struct {
+			name   string
+			change func(q url.Values)
+			// page: an HTML error page and no redirect; otherwise a
+			// redirect to the client carrying this error code.
+			page bool
+			code string
+		}{
+			{"unknown client", func(q url.Values) { q.Set("client_id", "slc_NOPE") }, true, ""},
+			{"missing client_id", func(q url.Values) { q.Del("client_id") }, true, ""},
+			{"missing redirect_uri", func(q url.Values) { q.Del("redirect_uri") }, true, ""},
+			{"unregistered redirect", func(q url.Values) { q.Set("redirect_uri", "https://evil.example/cb") }, true, ""},
+			{"redirect of another client", func(q url.Values) { q.Set("redirect_uri", "https://other.example/cb") }, true, ""},
+			{"loopback path change", func(q url.Values) { q.Set("redirect_uri", strings.Replace(s.callback, "/callback", "/other", 1)) }, true, ""},
+			{"loopback host change", func(q url.Values) { q.Set("redirect_uri", strings.Replace(s.callback, "127.0.0.1", "localhost", 1)) }, true, ""},
+			{"https redirect port change", func(q url.Values) { q.Set("redirect_uri", "https://agent.example:8443/cb") }, true, ""},
+			{"https redirect trailing slash", func(q url.Values) { q.Set("redirect_uri", "https://agent.example/cb/") }, true, ""},
+			{"repeated client_id", func(q url.Values) { q.Add("client_id", otherClient) }, true, ""},
+			{"missing code_challenge", func(q url.Values) { q.Del("code_challenge") }, false, "invalid_request"},
+			{"missing code_challenge_method", func(q url.Values) { q.Del("code_challenge_method") }, false, "invalid_request"},
+			{"plain PKCE method", func(q url.Values) { q.Set("code_challenge_method", "plain") }, false, "invalid_request"},
+			{"short code_challenge", func(q url.Values) { q.Set("code_challenge", challenge[:42]) }, false, "invalid_request"},
+			{"code_challenge with bad characters", func(q url.Values) { q.Set("code_challenge", challenge[:40]+"+/=") }, false, "invalid_request"},
+			{"missing response_type", func(q url.Values) { q.Del("response_type") }, false, "invalid_request"},
+			{"token response_type", func(q url.Values) { q.Set("response_type", "token") }, false, "invalid_request"},
+			{"repeated state", func(q url.Values) { q.Add("state", "again") }, false, "invalid_request"},
+			{"resource of another server", func(q url.Values) { q.Set("resource", "https://other.example/mcp") }, false, "invalid_target"},
+			{"resource on another path", func(q url.Values) { q.Set("resource", s.base+"/api") }, false, "invalid_target"},
+			{"relative resource", func(q url.Values) { q.Set("resource", "/mcp") }, false, "invalid_target"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				q := valid()
+				tt.change(q)
+				p := newBrowser(t, s).get(t, "/oauth/authorize?"+q.Encode())
+				checkSensitiveHeaders(t, "authorize", p.header)
+				if tt.page {
+					if p.status != http.StatusBadRequest || p.location != "" || !strings.HasPrefix(p.header.Get("Content-Type"), "text/html") {
+						t.Fatalf("status %d location %q content-type %q, want a 400 HTML page and no redirect", p.status, p.location, p.header.Get("Content-Type"))
+					}
+					return
+				}
+				if p.status != http.StatusSeeOther {
+					t.Fatalf("status %d, want 303 to the client", p.status)
+				}
+				u, _ := url.Parse(p.location)
+				back := u.Query()
+				if !strings.HasPrefix(p.location, s.callback+"?") || back.Get("error") != tt.code || back.Get("iss") != s.base {
+					t.Fatalf("redirect %q: error %q, want %q with iss", p.location, back.Get("error"), tt.code)
+				}
+				if tt.name != "repeated state" && back.Get("state") != "st ate/1" {
+					t.Fatalf("state %q not echoed unchanged", back.Get("state"))
+				}
+			})
+		}
+
+		// Accepted variants: a loopback redirect on any port, the bare
+		// origin or a differently written MCP URL as resource, unknown
+		// scopes. They lead to sign-in.
+		accepted := []func(q url.Values){
+			func(q url.Values) { q.Set("redirect_uri", "http://127.0.0.1:1/callback") },
+			func(q url.Values) { q.Set("resource", s.base) },
+			func(q url.Values) { q.Set("resource", strings.ToUpper(s.base[:4])+s.base[4:]+"/mcp/") },
+			func(q url.Values) { q.Set("scope", "read write admin") },
+			func(q url.Values) { q.Del("state") },
+		}
+		for i, change := range accepted {
+			q := valid()
+			change(q)
+			if p := newBrowser(t, s).get(t, "/oauth/authorize?"+q.Encode()); p.status != http.StatusSeeOther || !strings.HasPrefix(p.location, s.base+"/signin?") {
+				t.Errorf("accepted variant %d: %d %q", i, p.status, p.location)
+			}
+		}
+	})
+}
+
+func TestConsentCSRFAndDeny(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		s := startAuthServer(t, db, nil)
+		conf := s.oauthConfig(s.register(t, "http://127.0.0.1/callback"))
+		alice, mallory := newBrowser(t, s), newBrowser(t, s)
+		alice.signUp(t, "", "alice@example.com", "alice's long password")
+		mallory.signUp(t, "", "mallory@example.com", "mallory's long password")
+
+		authURL, _ := pkceAuthURL(conf, "s1")
+		consent := alice.consent(t, authURL)
+		checkSensitiveHeaders(t, "consent page", consent.header)
+		malloryToken := mallory.consent(t, authURL).csrf(t)
+
+		rejects := []struct {
+			name string
+			form url.Values
+		}{
+			{"missing token", url.Values{"decision": {"approve"}}},
+			{"token of another session's request", url.Values{"csrf_token": {malloryToken}, "decision": {"approve"}}},
+			{"made-up token", url.Values{"csrf_token": {"x" + consent.csrf(t)[1:]}, "decision": {"approve"}}},
+		}
+		for _, r := range rejects {
+			res := alice.post(t, "/oauth/authorize", r.form)
+			if res.status != http.StatusForbidden || res.location != "" {
+				t.Errorf("%s: status %d location %q, want 403 and no redirect", r.name, res.status, res.location)
+			}
+			checkSensitiveHeaders(t, r.name, res.header)
+		}
+
+		// The real token works once; used again it is refused.
+		token := consent.csrf(t)
+		if res := alice.post(t, "/oauth/authorize", url.Values{"csrf_token": {token}, "decision": {"approve"}}); res.status != http.StatusSeeOther {
+			t.Fatalf("approve: %d", res.status)
+		}
+		if res := alice.post(t, "/oauth/authorize", url.Values{"csrf_token": {token}, "decision": {"approve"}}); res.status != http.StatusForbidden {
+			t.Fatalf("approve with a used token: %d, want 403", res.status)
+		}
+
+		// Two pending requests in one session: the token of the first
+		// still answers the first.
+		first := alice.consent(t, authURL).csrf(t)
+		authURL2, _ := pkceAuthURL(conf, "s2")
+		alice.consent(t, authURL2)
+		res := alice.post(t, "/oauth/authorize", url.Values{"csrf_token": {first}, "decision": {"deny"}})
+		u, _ := url.Parse(res.location)
+		if res.status != http.StatusSeeOther || u.Query().Get("error") != "access_denied" || u.Query().Get("state") != "s1" || u.Query().Get("iss") != s.base || u.Query().Has("code") {
+			t.Fatalf("deny: %d %q", res.status, res.location)
+		}
+	})
+}
+
+func TestTokenRejects(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		s := startAuthServer(t, db, nil)
+		clientID := s.register(t, "http://127.0.0.1/callback")
+		otherClient := s.register(t, "http://127.0.0.1/callback")
+		conf := s.oauthConfig(clientID)
+		b := newBrowser(t, s)
+		b.signUp(t, "", "student@example.com", "a long enough password")
+		newCode := func() (code, verifier string) {
+			authURL, verifier := pkceAuthURL(conf, "st")
+			return b.approve(t, authURL).Query().Get("code"), verifier
+		}
+		exchange := func(code, verifier string) url.Values {
+			return url.Values{"grant_type": {"authorization_code"}, "client_id": {clientID}, "code": {code}, "code_verifier": {verifier}, "redirect_uri": {s.callback}}
+		}
+		expect := func(t *testing.T, what string, form url.Values, status int, code string) map[string]any {
+			t.Helper()
+			gotStatus, body := s.token(t, form)
+			if gotStatus != status || errorCode(body) != code {
+				t.Fatalf("%s: status %d error %q, want %d %q (%v)", what, gotStatus, errorCode(body), status, code, body)
+			}
+			return body
+		}
+		with := func(v url.Values, kv ...string) url.Values {
+			c := url.Values{}
+			for k, vs := range v {
+				c[k] = append([]string(nil), vs...)
+			}
+			for i := 0; i < len(kv); i += 2 {
+				if kv[i+1] == "" {
+					c.Del(kv[i])
+				} else {
+					c.Set(kv[i], kv[i+1])
+				}
+			}
+			return c
+		}
+
+		t.Run("failed checks do not consume the code", func(t *testing.T) {
+			code, verifier := newCode()
+			ex := exchange(code, verifier)
+			expect(t, "wrong verifier", with(ex, "code_verifier", oauth2.GenerateVerifier()), 400, "invalid_grant")
+			expect(t, "malformed verifier", with(ex, "code_verifier", "short"), 400, "invalid_request")
+			expect(t, "missing verifier", with(ex, "code_verifier", ""), 400, "invalid_request")
+			expect(t, "missing code", with(ex, "code", ""), 400, "invalid_request")
+			expect(t, "missing redirect_uri", with(ex, "redirect_uri", ""), 400, "invalid_request")
+			expect(t, "missing client_id", with(ex, "client_id", ""), 400, "invalid_request")
+			expect(t, "redirect mismatch", with(ex, "redirect_uri", "http://127.0.0.1/callback"), 400, "invalid_grant")
+			expect(t, "another client's code", with(ex, "client_id", otherClient), 400, "invalid_grant")
+			expect(t, "unknown client", with(ex, "client_id", "slc_UNKNOWN"), 401, "invalid_client")
+			expect(t, "unknown code", with(ex, "code", "slac_"+code[5:10]), 400, "invalid_grant")
+			body := expect(t, "the right request after all that", ex, 200, "")
+			if body["access_token"] == nil || body["token_type"] != "Bearer" || body["scope"] != "" {
+				t.Fatalf("token response %v", body)
+			}
+		})
+
+		t.Run("expired code", func(t *testing.T) {
+			code, verifier := newCode()
+			s.expire(t, "oauth_codes", code)
+			expect(t, "expired code", exchange(code, verifier), 400, "invalid_grant")
+		})
+
+		t.Run("verifier without challenge", func(t *testing.T) {
+			// A code stored without a challenge (no such code is issued:
+			// authorize requires one) must not be redeemable with any
+			// verifier: this is the PKCE downgrade.
+			u, err := db.UserByEmail(context.Background(), "student@example.com")
+			if err != nil {
+				t.Fatal(err)
+			}
+			code := "slac_nochallenge_" + strings.Repeat("a", 40)
+			sum := sha256.Sum256([]byte(code))
+			now := time.Now()
+			if err := db.CreateAuthorizationCode(context.Background(), &studyloop.AuthorizationCode{
+				Hash: hex.EncodeToString(sum[:]), ClientID: clientID, UserID: u.ID, RedirectURI: s.callback,
+				Audience: s.base + "/mcp", FamilyID: "fam-nochallenge", CreatedAt: now, ExpiresAt: now.Add(time.Minute),
+			}); err != nil {
+				t.Fatal(err)
+			}
+			expect(t, "verifier without challenge", exchange(code, oauth2.GenerateVerifier()), 400, "invalid_grant")
+		})
+
+		t.Run("replayed code revokes its tokens", func(t *testing.T) {
+			code, verifier := newCode()
+			body := expect(t, "first use", exchange(code, verifier), 200, "")
+			access, refresh := body["access_token"].(string), body["refresh_token"].(string)
+			// A replay with a wrong verifier is refused and revokes
+			// nothing (otherwise anyone holding a leaked code could revoke
+			// the grant).
+			expect(t, "replay with wrong verifier", with(exchange(code, verifier), "code_verifier", oauth2.GenerateVerifier()), 400, "invalid_grant")
+			if status, _, _ := s.protected(t, access); status != http.StatusOK {
+				t.Fatalf("an invalid replay revoked the access token: %d", status)
+			}
+			expect(t, "valid replay", exchange(code, verifier), 400, "invalid_grant")
+			if status, challenge, _ := s.protected(t, access); status != http.StatusUnauthorized || !strings.Contains(challenge, `error="invalid_token"`) {
+				t.Fatalf("access token after replay: %d %q, want 401 invalid_token", status, challenge)
+			}
+			expect(t, "refresh token after replay", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}}, 400, "invalid_grant")
+		})
+
+		t.Run("refresh reuse revokes the family", func(t *testing.T) {
+			code, verifier := newCode()
+			first := expect(t, "exchange", exchange(code, verifier), 200, "")
+			rt1 := first["refresh_token"].(string)
+			refresh := func(rt string) url.Values {
+				return url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {clientID}}
+			}
+			second := expect(t, "rotation", refresh(rt1), 200, "")
+			rt2, at2 := second["refresh_token"].(string), second["access_token"].(string)
+			if status, _, _ := s.protected(t, at2); status != http.StatusOK {
+				t.Fatalf("rotated access token: %d", status)
+			}
+			expect(t, "reuse of the rotated token", refresh(rt1), 400, "invalid_grant")
+			expect(t, "the successor after reuse", refresh(rt2), 400, "invalid_grant")
+			if status, _, _ := s.protected(t, at2); status != http.StatusUnauthorized {
+				t.Fatalf("access token of a revoked family: %d, want 401", status)
+			}
+			if status, _, _ := s.protected(t, first["access_token"].(string)); status != http.StatusUnauthorized {
+				t.Fatalf("first access token of a revoked family: %d, want 401", status)
+			}
+		})
+
+		t.Run("refresh by the wrong client", func(t *testing.T) {
+			code, verifier := newCode()
+			body := expect(t, "exchange", exchange(code, verifier), 200, "")
+			rt := body["refresh_token"].(string)
+			expect(t, "another registered client", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {otherClient}}, 400, "invalid_grant")
+			expect(t, "an unknown client", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {"slc_UNKNOWN"}}, 401, "invalid_client")
+			expect(t, "an access token as refresh token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {body["access_token"].(string)}}, 400, "invalid_grant")
+			expect(t, "missing refresh_token", url.Values{"grant_type": {"refresh_token"}}, 400, "invalid_request")
+			// None of that spent the token.
+			expect(t, "the right client", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {clientID}}, 200, "")
+		})
+
+		t.Run("expired refresh token", func(t *testing.T) {
+			code, verifier := newCode()
+			rt := expect(t, "exchange", exchange(code, verifier), 200, "")["refresh_token"].(string)
+			s.expire(t, "oauth_tokens", rt)
+			expect(t, "expired refresh", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}}, 400, "invalid_grant")
+		})
+
+		t.Run("concurrent refresh", func(t *testing.T) {
+			code, verifier := newCode()
+			rt := expect(t, "exchange", exchange(code, verifier), 200, "")["refresh_token"].(string)
+			const n = 5
+			statuses := make([]int, n)
+			codes := make([]string, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() {
+					var body map[string]any
+					statuses[i], body = s.token(t, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {clientID}})
+					codes[i] = errorCode(body)
+				})
+			}
+			wg.Wait()
+			ok := 0
+			for i := range n {
+				switch {
+				case statuses[i] == 200:
+					ok++
+				case statuses[i] != 400 || codes[i] != "invalid_grant":
+					t.Errorf("request %d: %d %q, want 200 or 400 invalid_grant", i, statuses[i], codes[i])
+				}
+			}
+			if ok != 1 {
+				t.Fatalf("%d of %d concurrent refreshes succeeded, want exactly 1 (%v)", ok, n, statuses)
+			}
+		})
+
+		t.Run("malformed requests", func(t *testing.T) {
+			code, verifier := newCode()
+			ex := exchange(code, verifier)
+			expect(t, "unsupported grant type", with(ex, "grant_type", "client_credentials"), 400, "unsupported_grant_type")
+			expect(t, "password grant", with(ex, "grant_type", "password"), 400, "unsupported_grant_type")
+			expect(t, "missing grant type", with(ex, "grant_type", ""), 400, "invalid_request")
+			repeated := with(ex)
+			repeated.Add("code", code)
+			expect(t, "repeated parameter", repeated, 400, "invalid_request")
+
+			post := func(contentType, body string, header map[string]string) (int, map[string]any) {
+				req, _ := http.NewRequest(http.MethodPost, s.base+"/oauth/token", strings.NewReader(body))
+				req.Header.Set("Content-Type", contentType)
+				for k, v := range header {
+					req.Header.Set(k, v)
+				}
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer res.Body.Close()
+				var got map[string]any
+				decodeJSON(res, &got)
+				return res.StatusCode, got
+			}
+			raw := []struct {
+				name, contentType, body string
+				header                  map[string]string
+				status                  int
+				code                    string
+			}{
+				{"JSON body", "application/json", `{"grant_type":"authorization_code"}`, nil, 400, "invalid_request"},
+				{"no content type", "", ex.Encode(), nil, 400, "invalid_request"},
+				{"body over 64 KiB", "application/x-www-form-urlencoded", ex.Encode() + "&pad=" + strings.Repeat("x", 65<<10), nil, 413, "invalid_request"},
+				{"basic client authentication", "application/x-www-form-urlencoded", ex.Encode(), map[string]string{"Authorization": "Basic Y2xpZW50Og=="}, 401, "invalid_client"},
+			}
+			for _, r := range raw {
+				if status, body := post(r.contentType, r.body, r.header); status != r.status || errorCode(body) != r.code {
+					t.Errorf("%s: status %d error %q, want %d %q", r.name, status, errorCode(body), r.status, r.code)
+				}
+			}
+			// None of the malformed requests consumed the code.
+			expect(t, "the code after malformed requests", ex, 200, "")
+		})
+	})
+}
+
+func TestRequireToken(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		s := startAuthServer(t, db, nil)
+		// Another deployment on the same database: its tokens are for
+		// another audience.
+		other := startAuthServer(t, db, nil)
+		conf := s.oauthConfig(s.register(t, "http://127.0.0.1/callback"))
+		b := newBrowser(t, s)
+		b.signUp(t, "", "student@example.com", "a long enough password")
+		authURL, verifier := pkceAuthURL(conf, "st")
+		tok, err := conf.Exchange(context.Background(), b.approve(t, authURL).Query().Get("code"), oauth2.VerifierOption(verifier))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bare := `Bearer resource_metadata="` + s.base + `/.well-known/oauth-protected-resource"`
+
+		status, challenge, _ := s.protected(t, "")
+		if status != http.StatusUnauthorized || challenge != bare {
+			t.Fatalf("no token: %d %q, want 401 %q", status, challenge, bare)
+		}
+		req, _ := http.NewRequest(http.MethodGet, s.base+protectedPath, nil)
+		req.Header.Set("Authorization", "Basic dXNlcjpwYXNz")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusUnauthorized || res.Header.Get("WWW-Authenticate") != bare {
+			t.Fatalf("basic credentials: %d %q", res.StatusCode, res.Header.Get("WWW-Authenticate"))
+		}
+
+		if status, _, _ := s.protected(t, tok.AccessToken); status != http.StatusOK {
+			t.Fatalf("valid token: %d", status)
+		}
+		expired, err := conf.Exchange(context.Background(), b.approve(t, authURL).Query().Get("code"), oauth2.VerifierOption(verifier))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.expire(t, "oauth_tokens", expired.AccessToken)
+		invalid := []struct {
+			name, token string
+			server      *authServer
+		}{
+			{"unknown token", "slat_" + strings.Repeat("A", 43), s},
+			{"refresh token as access token", tok.RefreshToken, s},
+			{"expired token", expired.AccessToken, s},
+			{"token for another audience", tok.AccessToken, other},
+		}
+		for _, c := range invalid {
+			status, challenge, _ := c.server.protected(t, c.token)
+			want := `Bearer resource_metadata="` + c.server.base + `/.well-known/oauth-protected-resource", error="invalid_token"`
+			if status != http.StatusUnauthorized || !strings.HasPrefix(challenge, want) {
+				t.Errorf("%s: %d %q, want 401 %q", c.name, status, challenge, want)
+			}
+		}
+	})
+}
