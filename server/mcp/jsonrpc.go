@@ -132,10 +132,22 @@ type response struct {
 	Error   *rpcError       `json:"error,omitempty"`
 }
 
-// encodeResponse encodes a response to the message with the given id.
+// encodeResponse encodes a response to the message with the given id. A
+// result that is already encoded (json.RawMessage, as tools/list and tool
+// results are) is spliced in as it is: json.Marshal would re-validate and
+// compact it, which costs more than answering a ping.
 func encodeResponse(id json.RawMessage, result any, rerr *rpcError) ([]byte, error) {
-	if rerr != nil {
-		result = nil
+	raw, ok := result.(json.RawMessage)
+	if rerr != nil || !ok {
+		if rerr != nil {
+			result = nil
+		}
+		return json.Marshal(response{JSONRPC: "2.0", ID: id, Result: result, Error: rerr})
 	}
-	return json.Marshal(response{JSONRPC: "2.0", ID: id, Result: result, Error: rerr})
+	buf := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+len(raw))
+	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
+	buf = append(buf, id...)
+	buf = append(buf, `,"result":`...)
+	buf = append(buf, raw...)
+	return append(buf, '}'), nil
 }

@@ -255,10 +255,23 @@ func (s *Server) callTool(ctx context.Context, userID int64, params json.RawMess
 		s.logger.ErrorContext(ctx, "mcp: encode tool result", "tool", p.Name, "err", err)
 		return errorResult("Internal error: the result could not be encoded."), nil
 	}
-	return &sdk.CallToolResult{
-		Content:           []sdk.Content{&sdk.TextContent{Text: string(data)}},
-		StructuredContent: json.RawMessage(data),
-	}, nil
+	return successResult(data)
+}
+
+// successResult encodes a CallToolResult carrying data both as structured
+// content and as text content, the form the SDK's type marshals to, written
+// out directly so the result is encoded once and never re-compacted.
+func successResult(data []byte) (json.RawMessage, *rpcError) {
+	text, err := json.Marshal(string(data))
+	if err != nil {
+		return nil, &rpcError{Code: codeInternalError, Message: "Internal error."}
+	}
+	buf := make([]byte, 0, len(text)+len(data)+64)
+	buf = append(buf, `{"content":[{"type":"text","text":`...)
+	buf = append(buf, text...)
+	buf = append(buf, `}],"structuredContent":`...)
+	buf = append(buf, data...)
+	return append(buf, '}'), nil
 }
 
 // errorResult is a tool error an agent can read.
