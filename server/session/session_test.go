@@ -1,0 +1,132 @@
+package session_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/studyloop/studyloop/server/session"
+	"github.com/studyloop/studyloop/server/store/storetest"
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// newServer serves, over a real session store: /login?id=N signs in user N
+// and prints the CSRF token, /private requires a user, /form requires CSRF.
+func newServer(t *testing.T) (*httptest.Server, *http.Client) {
+	t.Helper()
+	m := session.New(storetest.Open(t, "sqlite").Sessions(), nil)
+	mux := http.NewServeMux()
+	mux.Handle("GET /login", m.Load(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, _ := strconv.ParseInt(r.URL.Query().Get("id"), 10, 64)
+		if err := m.SignIn(r.Context(), id); err != nil {
+			t.Error(err)
+		}
+		fmt.Fprint(w, m.CSRFToken(r.Context()))
+	})))
+	mux.Handle("/private", m.RequireUser(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, ok := studyloop.UserIDFromContext(r.Context())
+		fmt.Fprintf(w, "user %d %v", id, ok)
+	})))
+	mux.Handle("/form", m.RequireCSRF(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "accepted")
+	})))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	jar, _ := cookiejar.New(nil)
+	return srv, &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+func call(t *testing.T, c *http.Client, method, u string, form url.Values, header map[string]string) (int, string, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, u, strings.NewReader(form.Encode()))
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, res.Header.Get("Location"), string(b)
+}
+
+func TestRequireUser(t *testing.T) {
+	srv, c := newServer(t)
+	tests := []struct {
+		method, path, wantLocation string
+	}{
+		{"GET", "/private?tab=2", "/signin?next=%2Fprivate%3Ftab%3D2"},
+		{"POST", "/private?tab=2", "/signin?next=%2Fprivate"},
+	}
+	for _, tt := range tests {
+		status, loc, _ := call(t, c, tt.method, srv.URL+tt.path, nil, nil)
+		if status != http.StatusSeeOther || loc != tt.wantLocation {
+			t.Errorf("%s %s signed out: %d %q, want 303 %q", tt.method, tt.path, status, loc, tt.wantLocation)
+		}
+	}
+	call(t, c, "GET", srv.URL+"/login?id=42", nil, nil)
+	if status, _, body := call(t, c, "GET", srv.URL+"/private", nil, nil); status != http.StatusOK || body != "user 42 true" {
+		t.Fatalf("signed in: %d %q", status, body)
+	}
+}
+
+func TestRequireCSRF(t *testing.T) {
+	srv, c := newServer(t)
+	_, _, token := call(t, c, "GET", srv.URL+"/login?id=7", nil, nil)
+	tests := []struct {
+		name   string
+		method string
+		form   url.Values
+		header map[string]string
+		want   int
+	}{
+		{"GET needs no token", "GET", nil, nil, http.StatusOK},
+		{"POST without token", "POST", url.Values{"x": {"1"}}, nil, http.StatusForbidden},
+		{"POST with wrong token", "POST", url.Values{session.CSRFField: {token + "x"}}, nil, http.StatusForbidden},
+		{"POST with empty token", "POST", url.Values{session.CSRFField: {""}}, nil, http.StatusForbidden},
+		{"POST with form token", "POST", url.Values{session.CSRFField: {token}}, nil, http.StatusOK},
+		{"DELETE with header token", "DELETE", nil, map[string]string{session.CSRFHeader: token}, http.StatusOK},
+		{"PUT with wrong header token", "PUT", nil, map[string]string{session.CSRFHeader: "nope"}, http.StatusForbidden},
+	}
+	for _, tt := range tests {
+		if status, _, _ := call(t, c, tt.method, srv.URL+"/form", tt.form, tt.header); status != tt.want {
+			t.Errorf("%s: %d, want %d", tt.name, status, tt.want)
+		}
+	}
+	// Another session's token is no good.
+	fresh, _ := cookiejar.New(nil)
+	c2 := &http.Client{Jar: fresh}
+	call(t, c2, "GET", srv.URL+"/login?id=8", nil, nil)
+	if status, _, _ := call(t, c2, "POST", srv.URL+"/form", url.Values{session.CSRFField: {token}}, nil); status != http.StatusForbidden {
+		t.Fatalf("another session's token: %d, want 403", status)
+	}
+}
+
+func TestSafeNext(t *testing.T) {
+	tests := []struct{ next, want string }{
+		{"/app", "/app"},
+		{"/oauth/authorize?client_id=x&state=y", "/oauth/authorize?client_id=x&state=y"},
+		{"", "/fallback"},
+		{"app", "/fallback"},
+		{"//evil.example/x", "/fallback"},
+		{"/\\evil.example", "/fallback"},
+		{"https://evil.example/", "/fallback"},
+		{"/ok\r\nSet-Cookie: x", "/fallback"},
+		{"javascript:alert(1)", "/fallback"},
+	}
+	for _, tt := range tests {
+		if got := session.SafeNext(tt.next, "/fallback"); got != tt.want {
+			t.Errorf("SafeNext(%q) = %q, want %q", tt.next, got, tt.want)
+		}
+	}
+}
