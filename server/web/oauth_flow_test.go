@@ -148,15 +148,15 @@ func TestOAuthFlow(t *testing.T) {
 func TestMetadataDocuments(t *testing.T) {
 	s := startAuthServer(t, storetest.Open(t, "sqlite"), nil)
 	as := map[string]any{
-		"issuer":                                s.base,
-		"authorization_endpoint":                s.base + "/oauth/authorize",
-		"token_endpoint":                        s.base + "/oauth/token",
-		"registration_endpoint":                 s.base + "/oauth/register",
-		"response_types_supported":              []any{"code"},
-		"grant_types_supported":                 []any{"authorization_code", "refresh_token"},
-		"code_challenge_methods_supported":      []any{"S256"},
-		"token_endpoint_auth_methods_supported": []any{"none"},
-		"scopes_supported":                      []any{},
+		"issuer":                                         s.base,
+		"authorization_endpoint":                         s.base + "/oauth/authorize",
+		"token_endpoint":                                 s.base + "/oauth/token",
+		"registration_endpoint":                          s.base + "/oauth/register",
+		"response_types_supported":                       []any{"code"},
+		"grant_types_supported":                          []any{"authorization_code", "refresh_token"},
+		"code_challenge_methods_supported":               []any{"S256"},
+		"token_endpoint_auth_methods_supported":          []any{"none"},
+		"scopes_supported":                               []any{},
 		"authorization_response_iss_parameter_supported": true,
 	}
 	pr := map[string]any{
