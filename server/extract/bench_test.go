@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"github.com/studyloop/studyloop/server/extract/extracttest"
 	"testing"
 )
 
@@ -35,7 +36,7 @@ func BenchmarkPDFScannedPage(b *testing.B) {
 func BenchmarkPhoto(b *testing.B) {
 	x := New(nil)
 	requireTools(b, x, true)
-	photo := encodeJPEG(b, renderText(b, photoLines))
+	photo := extracttest.JPEG(b, extracttest.RenderText(b, photoLines))
 	for b.Loop() {
 		if _, err := x.Photo(b.Context(), photo, PhotoLabel(1)); err != nil {
 			b.Fatal(err)

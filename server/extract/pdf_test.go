@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/studyloop/studyloop/server/extract/extracttest"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -58,11 +59,11 @@ var pageLines = [][]string{
 }
 
 func textPDF(t testing.TB) []byte {
-	var pages []fixturePage
+	var pages []extracttest.Page
 	for _, lines := range pageLines {
-		pages = append(pages, fixturePage{Lines: lines})
+		pages = append(pages, extracttest.Page{Lines: lines})
 	}
-	return buildPDF(t, pages, pdfOptions{})
+	return extracttest.PDF(t, pages, nil)
 }
 
 // scannedLines is the text of the image-only page.
@@ -70,11 +71,11 @@ var scannedLines = []string{"Mitochondria release energy", "from glucose in ever
 
 // mixedPDF has text pages 1 and 3 and a scanned page 2 with no text layer.
 func mixedPDF(t testing.TB) []byte {
-	return buildPDF(t, []fixturePage{
+	return extracttest.PDF(t, []extracttest.Page{
 		{Lines: pageLines[0]},
-		{Image: renderText(t, scannedLines)},
+		{Image: extracttest.RenderText(t, scannedLines)},
 		{Lines: pageLines[2]},
-	}, pdfOptions{})
+	}, nil)
 }
 
 // normalize folds whitespace so OCR line breaks do not matter.
@@ -188,7 +189,7 @@ func TestPDFWithoutOCR(t *testing.T) {
 	}
 
 	// Photos need OCR.
-	_, err = x.Photo(t.Context(), encodePNG(t, renderText(t, scannedLines)), PhotoLabel(1))
+	_, err = x.Photo(t.Context(), extracttest.PNG(t, extracttest.RenderText(t, scannedLines)), PhotoLabel(1))
 	if !errors.Is(err, ErrOCRUnavailable) {
 		t.Fatalf("photo without OCR: %v, want ErrOCRUnavailable", err)
 	}
@@ -221,7 +222,7 @@ func hostilePDFs(t *testing.T) []struct {
 	want string
 } {
 	good := textPDF(t)
-	nested := buildBomb(t, "nested")
+	nested := extracttest.Bomb(t, "nested")
 	return []struct {
 		name string
 		data []byte
@@ -232,9 +233,9 @@ func hostilePDFs(t *testing.T) []struct {
 		{"truncated", good[:len(good)/2], "The PDF is incomplete"},
 		{"header only", []byte("%PDF-1.7\n%%EOF\n"), "The PDF is damaged"},
 		{"garbage body", append([]byte("%PDF-1.4\n"), append(bytes.Repeat([]byte("x"), 5000), "\n%%EOF\n"...)...), "The PDF is damaged"},
-		{"encrypted", buildPDF(t, []fixturePage{{Lines: pageLines[0]}}, pdfOptions{encrypted: true}), "The PDF is encrypted (password-protected)"},
-		{"a photo, not a PDF", encodePNG(t, renderText(t, []string{"hi"})), "not a PDF"},
-		{"a billion pages", buildBomb(t, "pages"), "The PDF is damaged"},
+		{"encrypted", extracttest.PDF(t, []extracttest.Page{{Lines: pageLines[0]}}, &extracttest.PDFOptions{Encrypted: true}), "The PDF is encrypted (password-protected)"},
+		{"a photo, not a PDF", extracttest.PNG(t, extracttest.RenderText(t, []string{"hi"})), "not a PDF"},
+		{"a billion pages", extracttest.Bomb(t, "pages"), "The PDF is damaged"},
 		{"deeply nested arrays", nested, "No text could be found"},
 		{"over the file size limit", append(good, make([]byte, MaxFileBytes)...), "the limit is 20.0 MiB per file"},
 	}
@@ -275,7 +276,7 @@ func TestPDFHostileFiles(t *testing.T) {
 func TestPDFDecompressionBombTimesOut(t *testing.T) {
 	x := New(&Options{Timeout: time.Second})
 	requireTools(t, x, false)
-	bomb := buildBomb(t, "text")
+	bomb := extracttest.Bomb(t, "text")
 	start := time.Now()
 	_, err := x.PDF(t.Context(), bomb, "")
 	if got, want := studyloop.ErrorMessage(err), "Reading the PDF took longer than 1s and was stopped"; !strings.Contains(got, want) {
@@ -309,7 +310,7 @@ func TestMemoryBound(t *testing.T) {
 		t.Skip("prlimit not installed")
 	}
 	x.memory = 80 << 20
-	_, err := x.Photo(t.Context(), encodePNG(t, renderText(t, scannedLines)), PhotoLabel(1))
+	_, err := x.Photo(t.Context(), extracttest.PNG(t, extracttest.RenderText(t, scannedLines)), PhotoLabel(1))
 	if err == nil {
 		t.Fatal("OCR ran within 80 MiB; the memory bound is not applied")
 	}

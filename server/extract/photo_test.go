@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/studyloop/studyloop/server/extract/extracttest"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -17,14 +18,14 @@ var photoLines = []string{"Osmosis moves water across", "a membrane toward more 
 func TestPhoto(t *testing.T) {
 	x := New(nil)
 	requireTools(t, x, true)
-	img := renderText(t, photoLines)
+	img := extracttest.RenderText(t, photoLines)
 	tests := []struct {
 		name string
 		data func(t *testing.T) []byte
 	}{
-		{"png", func(t *testing.T) []byte { return encodePNG(t, img) }},
-		{"jpeg", func(t *testing.T) []byte { return encodeJPEG(t, img) }},
-		{"heic", func(t *testing.T) []byte { return encodeHEIC(t, img) }},
+		{"png", func(t *testing.T) []byte { return extracttest.PNG(t, img) }},
+		{"jpeg", func(t *testing.T) []byte { return extracttest.JPEG(t, img) }},
+		{"heic", func(t *testing.T) []byte { return extracttest.HEIC(t, img) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,7 +46,7 @@ func TestPhoto(t *testing.T) {
 func TestPhotoBadFiles(t *testing.T) {
 	x := New(&Options{Timeout: 20 * time.Second})
 	requireTools(t, x, true)
-	good := encodeJPEG(t, renderText(t, photoLines))
+	good := extracttest.JPEG(t, extracttest.RenderText(t, photoLines))
 	blank := image.NewGray(image.Rect(0, 0, 400, 300))
 	for i := range blank.Pix {
 		blank.Pix[i] = 0xff
@@ -57,15 +58,15 @@ func TestPhotoBadFiles(t *testing.T) {
 	}{
 		{"zero bytes", nil, "Photo 3: The file is empty"},
 		{"renamed executable", append([]byte("MZ\x90\x00"), bytes.Repeat([]byte{0}, 100)...), "Photo 3: The file is not a PDF, JPEG, PNG or HEIC"},
-		{"20,000 x 20,000 PNG", pngHeader(20_000, 20_000), "The image is 20,000 x 20,000 pixels (400 megapixels); the limit is 12,000 pixels a side"},
-		{"20,000 x 20,000 JPEG", jpegHeader(20_000, 20_000), "The image is 20,000 x 20,000 pixels"},
-		{"20,000 x 20,000 HEIC", heicHeader(20_000, 20_000), "The image is 20,000 x 20,000 pixels"},
-		{"9,000 x 9,000 PNG (too many pixels)", pngHeader(9_000, 9_000), "9,000 x 9,000 pixels (81 megapixels); the limit is 12,000 pixels a side and 50 megapixels in all."},
+		{"20,000 x 20,000 PNG", extracttest.PNGHeader(20_000, 20_000), "The image is 20,000 x 20,000 pixels (400 megapixels); the limit is 12,000 pixels a side"},
+		{"20,000 x 20,000 JPEG", extracttest.JPEGHeader(20_000, 20_000), "The image is 20,000 x 20,000 pixels"},
+		{"20,000 x 20,000 HEIC", extracttest.HEICHeader(20_000, 20_000), "The image is 20,000 x 20,000 pixels"},
+		{"9,000 x 9,000 PNG (too many pixels)", extracttest.PNGHeader(9_000, 9_000), "9,000 x 9,000 pixels (81 megapixels); the limit is 12,000 pixels a side and 50 megapixels in all."},
 		{"truncated JPEG", good[:len(good)/3], "Photo 3 could not be read"},
-		{"header only", pngHeader(800, 600), "Photo 3 could not be read"},
-		{"damaged HEIC", heicHeader(800, 600), "Photo 3 could not be read as a HEIC image"},
+		{"header only", extracttest.PNGHeader(800, 600), "Photo 3 could not be read"},
+		{"damaged HEIC", extracttest.HEICHeader(800, 600), "Photo 3 could not be read as a HEIC image"},
 		{"HEIC without size", []byte("\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic"), "The HEIC image is damaged"},
-		{"blank page", encodePNG(t, blank), "No text could be read from photo 3"},
+		{"blank page", extracttest.PNG(t, blank), "No text could be read from photo 3"},
 		{"a PDF", textPDF(t), "Photo 3 is a PDF, not a photo"},
 	}
 	for _, tt := range tests {
@@ -84,7 +85,7 @@ func TestPhotoBadFiles(t *testing.T) {
 func TestPhotoHEICWithoutConverter(t *testing.T) {
 	x := New(&Options{Path: withoutTools(t, toolHEIFConvert)})
 	requireTools(t, x, true)
-	_, err := x.Photo(t.Context(), encodeHEIC(t, renderText(t, photoLines)), PhotoLabel(1))
+	_, err := x.Photo(t.Context(), extracttest.HEIC(t, extracttest.RenderText(t, photoLines)), PhotoLabel(1))
 	if !errors.Is(err, ErrHEICUnavailable) {
 		t.Fatalf("HEIC without heif-convert: %v, want ErrHEICUnavailable", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/studyloop/studyloop/server/extract/extracttest"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -20,22 +21,22 @@ func TestCheckFile(t *testing.T) {
 		{"pdf", []byte("%PDF-1.7\n...\n%%EOF\n"), KindPDF, ""},
 		{"pdf after junk", append(bytes.Repeat([]byte(" "), 100), "%PDF-1.4"...), KindPDF, ""},
 		{"pdf marker too late", append(bytes.Repeat([]byte(" "), 2000), "%PDF-1.4"...), "", "not a PDF, JPEG, PNG or HEIC"},
-		{"png", encodePNG(t, small), KindPNG, ""},
-		{"jpeg", encodeJPEG(t, small), KindJPEG, ""},
-		{"heic", heicHeader(4032, 3024), KindHEIC, ""},
-		{"heif compatible brand", append([]byte("\x00\x00\x00\x18ftypXXXX\x00\x00\x00\x00isommif1"), heicHeader(10, 10)[24:]...), KindHEIC, ""},
+		{"png", extracttest.PNG(t, small), KindPNG, ""},
+		{"jpeg", extracttest.JPEG(t, small), KindJPEG, ""},
+		{"heic", extracttest.HEICHeader(4032, 3024), KindHEIC, ""},
+		{"heif compatible brand", append([]byte("\x00\x00\x00\x18ftypXXXX\x00\x00\x00\x00isommif1"), extracttest.HEICHeader(10, 10)[24:]...), KindHEIC, ""},
 		{"mp4 is not heic", []byte("\x00\x00\x00\x18ftypisom\x00\x00\x00\x00isomavc1"), "", "not a PDF, JPEG, PNG or HEIC"},
 		{"empty", []byte{}, "", "The file is empty (0 bytes)."},
 		{"ELF executable named notes.pdf", []byte("\x7fELF\x02\x01\x01\x00\x00\x00"), "", "not a PDF, JPEG, PNG or HEIC"},
 		{"Windows executable named photo.jpg", []byte("MZ\x90\x00\x03\x00\x00\x00"), "", "not a PDF, JPEG, PNG or HEIC"},
 		{"shell script", []byte("#!/bin/sh\nrm -rf /\n"), "", "not a PDF, JPEG, PNG or HEIC"},
 		{"zip", []byte("PK\x03\x04\x14\x00"), "", "not a PDF, JPEG, PNG or HEIC"},
-		{"png at the side limit", pngHeader(12_000, 4_000), KindPNG, ""},
-		{"png too wide", pngHeader(12_001, 10), "", "12,001 x 10 pixels"},
-		{"png 20,000 x 20,000", pngHeader(20_000, 20_000), "", "20,000 x 20,000 pixels (400 megapixels)"},
-		{"png zero width", pngHeader(0, 10), "", "damaged"},
-		{"jpeg 20,000 x 20,000", jpegHeader(20_000, 20_000), "", "20,000 x 20,000 pixels"},
-		{"heic 20,000 x 20,000", heicHeader(20_000, 20_000), "", "20,000 x 20,000 pixels"},
+		{"png at the side limit", extracttest.PNGHeader(12_000, 4_000), KindPNG, ""},
+		{"png too wide", extracttest.PNGHeader(12_001, 10), "", "12,001 x 10 pixels"},
+		{"png 20,000 x 20,000", extracttest.PNGHeader(20_000, 20_000), "", "20,000 x 20,000 pixels (400 megapixels)"},
+		{"png zero width", extracttest.PNGHeader(0, 10), "", "damaged"},
+		{"jpeg 20,000 x 20,000", extracttest.JPEGHeader(20_000, 20_000), "", "20,000 x 20,000 pixels"},
+		{"heic 20,000 x 20,000", extracttest.HEICHeader(20_000, 20_000), "", "20,000 x 20,000 pixels"},
 		{"heic lying box size", []byte("\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic\xff\xff\xff\xffmeta"), "", "The HEIC image is damaged"},
 		{"png bad header", []byte("\x89PNG\r\n\x1a\nnonsense"), "", "The PNG image is damaged"},
 		{"too big", append([]byte("%PDF-1.4"), make([]byte, MaxFileBytes)...), "", "The file is 20.0 MiB; the limit is 20.0 MiB per file."},

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/studyloop/studyloop/server/extract"
 	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
@@ -40,15 +41,22 @@ type Options struct {
 	// Owner names this process in leases and logs (default host name,
 	// process id and a random suffix). Each worker appends its number.
 	Owner string
+	// Extractor reads the text of studies made from uploaded PDFs and
+	// photos (default extract.New(nil)).
+	Extractor *extract.Extractor
+	// ExtractTimeout bounds the extraction of one study's uploads, before
+	// generation (default 10 minutes: OCR takes about a second a page).
+	ExtractTimeout time.Duration
 }
 
 // Pool is a set of workers processing studies from one database.
 type Pool struct {
-	db   *store.DB
-	gen  studyloop.Generator
-	log  *slog.Logger
-	opts Options
-	wake chan struct{}
+	db        *store.DB
+	gen       studyloop.Generator
+	extractor *extract.Extractor
+	log       *slog.Logger
+	opts      Options
+	wake      chan struct{}
 }
 
 // Reasons stored on failed studies. They are shown to people, so they say
@@ -104,10 +112,16 @@ func New(db *store.DB, gen studyloop.Generator, logger *slog.Logger, opts *Optio
 		host, _ := os.Hostname()
 		o.Owner = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), rand.Text()[:6])
 	}
+	if o.Extractor == nil {
+		o.Extractor = extract.New(nil)
+	}
+	if o.ExtractTimeout <= 0 {
+		o.ExtractTimeout = 10 * time.Minute
+	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Pool{db: db, gen: gen, log: logger, opts: o, wake: make(chan struct{}, 1)}
+	return &Pool{db: db, gen: gen, extractor: o.Extractor, log: logger, opts: o, wake: make(chan struct{}, 1)}
 }
 
 // Notify wakes an idle worker to look for work at once, as when a study
@@ -171,7 +185,11 @@ func (p *Pool) process(ctx context.Context, owner string, c store.Claim) {
 		defer close(heartbeatDone)
 		p.heartbeat(runCtx, cancelRun, id, owner, log)
 	}()
-	ex, err := p.generate(runCtx, c)
+	c, err := p.extractUploads(runCtx, owner, c)
+	var ex studyloop.Extraction
+	if err == nil {
+		ex, err = p.generate(runCtx, c)
+	}
 	cancelRun(nil)
 	<-heartbeatDone
 

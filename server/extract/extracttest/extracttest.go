@@ -1,4 +1,9 @@
-package extract
+// Package extracttest makes the fixtures of extraction tests: PDFs written
+// object by object with known text on known pages, scanned-style pages
+// that are only a picture, photos of text rendered from such PDFs by
+// poppler's pdftoppm, HEIC photos made with libheif's heif-enc, headers of
+// images claiming huge sizes, and PDFs built to overload readers.
+package extracttest
 
 import (
 	"bytes"
@@ -18,13 +23,10 @@ import (
 	"testing"
 )
 
-// Fixtures are made by the tests themselves: PDFs written object by
-// object, and pictures of text rendered from such PDFs by pdftoppm.
-
-// fixturePage is one page of a test PDF: lines of text drawn in Helvetica
+// Page is one page of a test PDF: lines of text drawn in Helvetica
 // (a text layer pdftotext reads), or a picture covering the page and no
 // text layer, as a scanner makes.
-type fixturePage struct {
+type Page struct {
 	Lines    []string
 	FontSize int // points; zero means 14
 	Image    *image.Gray
@@ -70,13 +72,13 @@ func (w *pdfWriter) finish(root int, trailerExtra string) []byte {
 	return w.buf.Bytes()
 }
 
-// pdfOptions vary a test PDF.
-type pdfOptions struct {
-	encrypted bool // add a standard security handler whose password is unknown
+// PDFOptions vary a test PDF.
+type PDFOptions struct {
+	Encrypted bool // add a standard security handler whose password is unknown
 }
 
-// buildPDF writes a PDF of US Letter pages.
-func buildPDF(tb testing.TB, pages []fixturePage, opts pdfOptions) []byte {
+// PDF writes a PDF of US Letter pages.
+func PDF(tb testing.TB, pages []Page, opts *PDFOptions) []byte {
 	tb.Helper()
 	const pageW, pageH = 612, 792
 	w := &pdfWriter{}
@@ -110,7 +112,7 @@ func buildPDF(tb testing.TB, pages []fixturePage, opts pdfOptions) []byte {
 	w.objectAt(tree, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids)))
 	w.objectAt(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree))
 	extra := ""
-	if opts.encrypted {
+	if opts != nil && opts.Encrypted {
 		// RC4 40-bit standard security handler (PDF 32000-1, 7.6.3). The
 		// /U entry is not what the empty password yields, so readers need
 		// a password they are not given.
@@ -141,10 +143,10 @@ func deflate(tb testing.TB, data []byte) []byte {
 	return b.Bytes()
 }
 
-// renderText draws lines of black Helvetica text on a white Letter page
+// RenderText draws lines of black Helvetica text on a white Letter page
 // and renders it to a grey picture with poppler's pdftoppm at 150 dpi, as a
 // clear photo of printed notes would show them.
-func renderText(tb testing.TB, lines []string) *image.Gray {
+func RenderText(tb testing.TB, lines []string) *image.Gray {
 	tb.Helper()
 	ppm, err := exec.LookPath("pdftoppm")
 	if err != nil {
@@ -152,7 +154,7 @@ func renderText(tb testing.TB, lines []string) *image.Gray {
 	}
 	dir := tb.TempDir()
 	in, out := filepath.Join(dir, "text.pdf"), filepath.Join(dir, "text")
-	pdf := buildPDF(tb, []fixturePage{{Lines: lines, FontSize: 24}}, pdfOptions{})
+	pdf := PDF(tb, []Page{{Lines: lines, FontSize: 24}}, nil)
 	if err := os.WriteFile(in, pdf, 0o600); err != nil {
 		tb.Fatal(err)
 	}
@@ -173,7 +175,7 @@ func renderText(tb testing.TB, lines []string) *image.Gray {
 	return gray
 }
 
-func encodePNG(tb testing.TB, img image.Image) []byte {
+func PNG(tb testing.TB, img image.Image) []byte {
 	tb.Helper()
 	var b bytes.Buffer
 	if err := png.Encode(&b, img); err != nil {
@@ -182,7 +184,7 @@ func encodePNG(tb testing.TB, img image.Image) []byte {
 	return b.Bytes()
 }
 
-func encodeJPEG(tb testing.TB, img image.Image) []byte {
+func JPEG(tb testing.TB, img image.Image) []byte {
 	tb.Helper()
 	var b bytes.Buffer
 	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 90}); err != nil {
@@ -191,9 +193,9 @@ func encodeJPEG(tb testing.TB, img image.Image) []byte {
 	return b.Bytes()
 }
 
-// encodeHEIC converts a PNG to HEIC with libheif's heif-enc, skipping the
+// HEIC converts a PNG to HEIC with libheif's heif-enc, skipping the
 // test where it is not installed.
-func encodeHEIC(tb testing.TB, img image.Image) []byte {
+func HEIC(tb testing.TB, img image.Image) []byte {
 	tb.Helper()
 	enc, err := exec.LookPath("heif-enc")
 	if err != nil {
@@ -201,7 +203,7 @@ func encodeHEIC(tb testing.TB, img image.Image) []byte {
 	}
 	dir := tb.TempDir()
 	in, out := filepath.Join(dir, "in.png"), filepath.Join(dir, "out.heic")
-	if err := os.WriteFile(in, encodePNG(tb, img), 0o600); err != nil {
+	if err := os.WriteFile(in, PNG(tb, img), 0o600); err != nil {
 		tb.Fatal(err)
 	}
 	if msg, err := exec.Command(enc, "-q", "90", "-o", out, in).CombinedOutput(); err != nil {
@@ -214,9 +216,9 @@ func encodeHEIC(tb testing.TB, img image.Image) []byte {
 	return data
 }
 
-// pngHeader is the start of a PNG claiming w x h pixels: signature and a
+// PNGHeader is the start of a PNG claiming w x h pixels: signature and a
 // valid IHDR chunk, no pixels.
-func pngHeader(w, h uint32) []byte {
+func PNGHeader(w, h uint32) []byte {
 	ihdr := make([]byte, 13)
 	binary.BigEndian.PutUint32(ihdr[0:], w)
 	binary.BigEndian.PutUint32(ihdr[4:], h)
@@ -230,8 +232,8 @@ func pngHeader(w, h uint32) []byte {
 	return b.Bytes()
 }
 
-// jpegHeader is the start of a baseline JPEG claiming w x h pixels.
-func jpegHeader(w, h uint16) []byte {
+// JPEGHeader is the start of a baseline JPEG claiming w x h pixels.
+func JPEGHeader(w, h uint16) []byte {
 	var b bytes.Buffer
 	b.Write([]byte{0xff, 0xd8})                                                                                             // SOI
 	b.Write([]byte{0xff, 0xe0, 0x00, 0x10, 'J', 'F', 'I', 'F', 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00}) // APP0 JFIF
@@ -242,8 +244,8 @@ func jpegHeader(w, h uint16) []byte {
 	return b.Bytes()
 }
 
-// heicHeader is the start of a HEIC file whose ispe property claims w x h.
-func heicHeader(w, h uint32) []byte {
+// HEICHeader is the start of a HEIC file whose ispe property claims w x h.
+func HEICHeader(w, h uint32) []byte {
 	box := func(typ string, body []byte) []byte {
 		out := binary.BigEndian.AppendUint32(nil, uint32(8+len(body)))
 		return append(append(out, typ...), body...)
@@ -254,12 +256,12 @@ func heicHeader(w, h uint32) []byte {
 	return append(ftyp, meta...)
 }
 
-// buildBomb writes a one-page PDF built to overload readers:
+// Bomb writes a one-page PDF built to overload readers:
 //   - "pages": a page tree claiming a billion pages;
 //   - "nested": a content stream of 200,000 nested arrays;
 //   - "text": a content stream of 16 KiB that inflates to 128 MiB of text
 //     drawing operators.
-func buildBomb(tb testing.TB, kind string) []byte {
+func Bomb(tb testing.TB, kind string) []byte {
 	tb.Helper()
 	w := &pdfWriter{}
 	w.buf.WriteString("%PDF-1.4\n")
