@@ -1,0 +1,149 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"golang.org/x/oauth2"
+
+	"github.com/studyloop/studyloop/server/store/storetest"
+)
+
+// chromiumPath finds Debian's Chromium; without it the test is skipped,
+// or fails when CI is set.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("Chromium is required in CI (apt-get install -y chromium)")
+	}
+	t.Skip("Chromium is not installed (apt-get install -y chromium)")
+	return ""
+}
+
+// TestOAuthInChromium has a real browser sign up, sign out, start an
+// authorization, sign in on the real pages and approve; the client's
+// loopback redirect URI receives the code, which the client exchanges.
+func TestOAuthInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	execPath := chromiumPath(t)
+	s := startAuthServer(t, storetest.Open(t, "sqlite"), nil)
+
+	// The client: registered for http://127.0.0.1/callback, listening on
+	// a port it chose.
+	received := make(chan url.Values, 1)
+	client := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/callback" {
+			select {
+			case received <- r.URL.Query():
+			default:
+			}
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte("<!doctype html><title>Connected</title><p id=done>Connected. You can close this window.</p>")) //nolint:errcheck
+	}))
+	defer client.Close()
+	conf := s.oauthConfig(s.register(t, "http://127.0.0.1/callback"))
+	conf.RedirectURL = client.URL + "/callback"
+	authURL, verifier := pkceAuthURL(conf, "chromium-state")
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(execPath),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	defer cancelTimeout()
+
+	const email, password = "chromium@example.com", "a password typed in Chromium"
+	step := func(name string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			loc, _ := chromedp.Run(ctx, chromedp.Location())
+			t.Fatalf("%s: %v (at %s)", name, err, loc)
+		}
+	}
+
+	step("sign up",
+		chromedp.Navigate(s.base+"/signup"),
+		chromedp.SendKeys(chromedp.ID("email"), email),
+		chromedp.SendKeys(chromedp.ID("password"), password),
+		chromedp.Click(chromedp.CSS(`form button[type="submit"]`)),
+		// Sign-up leads on to /app, which another part of the service
+		// serves; once the form is gone, sign out from the sign-out page.
+		chromedp.WaitNotPresent(chromedp.ID("password")),
+		chromedp.Navigate(s.base+"/signout"),
+		chromedp.WaitVisible(chromedp.CSS(`form[action="/signout"] button`)),
+	)
+	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("main")))
+	if err != nil || !strings.Contains(text, email) {
+		t.Fatalf("the sign-out page does not show the new account (%v): %q", err, text)
+	}
+	step("sign out",
+		chromedp.Click(chromedp.CSS(`form[action="/signout"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(`p.flash`)),
+	)
+
+	step("authorize, then sign in",
+		chromedp.Navigate(authURL),
+		chromedp.WaitVisible(chromedp.ID("password")),
+	)
+	if loc, _ := chromedp.Run(ctx, chromedp.Location()); !strings.HasPrefix(loc, s.base+"/signin?next=") {
+		t.Fatalf("not sent to sign in: %s", loc)
+	}
+	step("sign in",
+		chromedp.SendKeys(chromedp.ID("email"), email),
+		chromedp.SendKeys(chromedp.ID("password"), password),
+		chromedp.Click(chromedp.CSS(`form button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`button[value="approve"]`)),
+	)
+	consent, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("main")))
+	if err != nil || !strings.Contains(consent, "Test agent") || !strings.Contains(consent, "unverified") {
+		t.Fatalf("consent page (%v): %q", err, consent)
+	}
+	step("approve",
+		chromedp.Click(chromedp.CSS(`button[value="approve"]`)),
+		chromedp.WaitVisible(chromedp.ID("done")),
+	)
+
+	var q url.Values
+	select {
+	case q = <-received:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the loopback redirect URI received nothing")
+	}
+	if q.Get("state") != "chromium-state" || q.Get("iss") != s.base || q.Get("code") == "" {
+		t.Fatalf("authorization response %v", q)
+	}
+	tok, err := conf.Exchange(context.Background(), q.Get("code"), oauth2.VerifierOption(verifier))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, _, _ := s.protected(t, tok.AccessToken); status != http.StatusOK {
+		t.Fatalf("the token from the browser flow: %d", status)
+	}
+}
