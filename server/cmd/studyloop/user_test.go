@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/studyloop/studyloop/server/account"
+	"github.com/studyloop/studyloop/server/store"
+	"github.com/studyloop/studyloop/server/store/storetest"
+)
+
+func TestUserCreate(t *testing.T) {
+	dbURL := storetest.URL(t, "sqlite")
+	getenv := func(k string) string { return map[string]string{"DATABASE_URL": dbURL, "LOG_LEVEL": "warn"}[k] }
+	tests := []struct {
+		name    string
+		args    []string
+		stdin   string
+		wantErr string
+		email   string // created account, checked with password
+		pass    string
+	}{
+		{"password flag", []string{"user", "create", "--email", "Ops@Example.com", "--password", "flag password 123"}, "", "", "ops@example.com", "flag password 123"},
+		{"password on stdin", []string{"user", "create", "--email", "stdin@example.com", "--password-stdin"}, "stdin password 123\n", "", "stdin@example.com", "stdin password 123"},
+		{"duplicate email", []string{"user", "create", "--email", "OPS@example.com", "--password", "another password"}, "", "already exists", "", ""},
+		{"short password", []string{"user", "create", "--email", "x@example.com", "--password", "short"}, "", "at least", "", ""},
+		{"no password", []string{"user", "create", "--email", "x@example.com"}, "", "usage", "", ""},
+		{"both passwords", []string{"user", "create", "--email", "x@example.com", "--password", "p", "--password-stdin"}, "", "usage", "", ""},
+		{"no email", []string{"user", "create", "--password", "long enough password"}, "", "usage", "", ""},
+		{"unknown subcommand", []string{"user", "delete"}, "", "usage", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := run(context.Background(), tt.args, getenv, strings.NewReader(tt.stdin), &out, io.Discard)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.String(), "<"+tt.email+">") {
+				t.Fatalf("output %q does not name %s", out.String(), tt.email)
+			}
+			db, err := store.Open(context.Background(), dbURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			u, err := db.UserByEmail(context.Background(), tt.email)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !account.CheckPassword(u.PasswordHash, tt.pass) {
+				t.Fatal("the stored hash does not match the password")
+			}
+		})
+	}
+}
