@@ -30,7 +30,7 @@ type Config struct {
 	// /mcp may name in Host or Origin (ALLOWED_HOSTS, comma-separated).
 	AllowedHosts []string
 	// RegisterRateLimit is how many client registrations one IP may make per
-	// hour (REGISTER_RATE_LIMIT, default 20).
+	// hour (REGISTER_RATE_LIMIT, default 20; 0 turns the limit off).
 	RegisterRateLimit int
 	// AccessTokenTTL is the lifetime of access tokens (ACCESS_TOKEN_TTL,
 	// default 1h).
