@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/studyloop/studyloop/server/account"
+	"github.com/studyloop/studyloop/server/mcp"
 	"github.com/studyloop/studyloop/server/oauth"
 	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/webapp"
@@ -52,10 +53,23 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	mux.Handle("GET /app/studies/{id}", session.Sensitive(sessions.RequireUser(app.Study())))
 	mux.Handle("GET /app/studies/{id}/practice", session.Sensitive(sessions.RequireUser(app.Practice())))
 	mux.Handle("POST /app/studies/{id}/practice", session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.Answer()))))
-	// POST /mcp: wrap the MCP handler in oauth.RequireToken(authServer, d.Config).
-	// GET /mcp: the negotiated connect page, never 406; the MCP handler may
-	// wrap handleConnectPage(site) to answer its own GETs first.
-	mux.Handle("GET /mcp", handleConnectPage(site))
+	// The MCP server: stateless Streamable HTTP at /mcp. The guard refuses a
+	// foreign Host or Origin (DNS rebinding, 403) and answers CORS
+	// preflights before any token check; POST needs a bearer access token.
+	// GET /mcp answers 405 to a client asking for the SSE stream and the
+	// negotiated connect page (never 406) to everyone else.
+	mcpRoutes, err := newMCPHandlers(d)
+	if err != nil {
+		return err
+	}
+	mux.Handle("POST /mcp", mcpRoutes.guard(oauth.RequireToken(authServer, d.Config)(mcpRoutes.endpoint)))
+	mux.Handle("OPTIONS /mcp", mcpRoutes.guard(nil))
+	mux.Handle("DELETE /mcp", mcpRoutes.guard(mcp.HandleMethodNotAllowed()))
+	mux.Handle("GET /mcp", mcp.HandleGet(handleConnectPage(site)))
+	mux.Handle("GET /mcp/server-card", mcpRoutes.serverCard)
+	mux.Handle("OPTIONS /mcp/server-card", mcpRoutes.serverCard)
+	mux.Handle("GET /.well-known/ai-catalog.json", mcpRoutes.aiCatalog)
+	mux.Handle("OPTIONS /.well-known/ai-catalog.json", mcpRoutes.aiCatalog)
 	// GET / is the fallback: every built file from memory, negotiated
 	// content pages, /de/x.md redirects, the 404 page. Register other
 	// routes with a method ("POST /x") so they win over it without conflict.

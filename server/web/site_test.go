@@ -240,7 +240,9 @@ func TestConditionalAndHeadRequests(t *testing.T) {
 	}{
 		{"/support/", "text/html", true},
 		{"/support/", "text/markdown", true},
-		{"/mcp", "application/json, text/event-stream", true},
+		// An Accept /mcp cannot satisfy gets the page; one asking for the
+		// SSE stream gets 405 instead (server/mcp tests that).
+		{"/mcp", "application/json", true},
 		{"/llms.txt", "", false},
 		{"/support.md", "", false},
 		{"/css/site.css", "", false},

@@ -1,0 +1,43 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/studyloop/studyloop/build"
+	"github.com/studyloop/studyloop/server/mcp"
+)
+
+// mcpHandlers are the parts of the MCP surface that routes.go wires.
+type mcpHandlers struct {
+	endpoint   http.Handler                    // POST /mcp, behind the bearer check
+	guard      func(http.Handler) http.Handler // Host/Origin check and CORS for /mcp
+	serverCard http.Handler                    // GET, OPTIONS /mcp/server-card
+	aiCatalog  http.Handler                    // GET, OPTIONS /.well-known/ai-catalog.json
+}
+
+// newMCPHandlers builds the MCP server, naming it from the built server
+// card so that initialize and the card always agree.
+func newMCPHandlers(d Deps) (mcpHandlers, error) {
+	info, err := mcp.ReadServerCard(d.Site)
+	if err != nil {
+		return mcpHandlers{}, err
+	}
+	endpoint, err := mcp.New(mcp.Options{Store: d.DB, Info: info, Notify: d.NotifyWorkers, Logger: d.Logger})
+	if err != nil {
+		return mcpHandlers{}, err
+	}
+	guard, err := mcp.Guard(mcp.GuardOptions{BaseURL: d.Config.BaseURL, AllowedHosts: d.Config.AllowedHosts})
+	if err != nil {
+		return mcpHandlers{}, err
+	}
+	discovery := mcp.DiscoveryOptions{Site: d.Site, BaseURL: d.Config.BaseURL, Placeholder: build.Placeholder}
+	serverCard, err := mcp.HandleServerCard(discovery)
+	if err != nil {
+		return mcpHandlers{}, err
+	}
+	aiCatalog, err := mcp.HandleAICatalog(discovery)
+	if err != nil {
+		return mcpHandlers{}, err
+	}
+	return mcpHandlers{endpoint: endpoint, guard: guard, serverCard: serverCard, aiCatalog: aiCatalog}, nil
+}
