@@ -25,6 +25,7 @@ func (a *App) Home() http.Handler {
 // homeForm is what the create form shows again after an error.
 type homeForm struct {
 	title, text string
+	pages       string // the PDF form's page selection
 	err         error
 }
 
@@ -60,6 +61,7 @@ func (a *App) renderHome(w http.ResponseWriter, r *http.Request, status int, for
 	if form.err != nil {
 		p.Page.Error = studyloop.ErrorMessage(form.err)
 	}
+	a.uploadForms(&p, form)
 	if len(summary.Studies) > 0 {
 		p.Overall = &templates.OverallMastery{
 			Bar:        masteryBar(summary.Score, "Overall mastery"),
@@ -153,6 +155,10 @@ func (a *App) Study() http.Handler {
 				return
 			}
 			fillStudyPage(&p, m, now)
+			if err := a.topicSources(ctx, user, st.ID, m, &p); err != nil {
+				a.fail(w, r, err)
+				return
+			}
 		}
 		a.render(w, r, http.StatusOK, templates.StudyPage(p))
 	})

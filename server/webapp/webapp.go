@@ -19,6 +19,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/studyloop/studyloop/server/extract"
 	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/studyloop"
@@ -33,15 +34,19 @@ type Options struct {
 	Notify func()
 	// Now returns the current time. Nil: time.Now.
 	Now func() time.Time
+	// Extractor reads uploaded PDFs and photos; the app asks it which
+	// kinds the server can read. Nil: extract.New(nil).
+	Extractor *extract.Extractor
 }
 
 // App makes the web app's handlers.
 type App struct {
-	db       *store.DB
-	sessions *session.Manager
-	logger   *slog.Logger
-	notify   func()
-	now      func() time.Time
+	db        *store.DB
+	sessions  *session.Manager
+	logger    *slog.Logger
+	notify    func()
+	now       func() time.Time
+	extractor *extract.Extractor
 }
 
 // New returns the web app over db, with sessions for CSRF tokens and
@@ -55,6 +60,10 @@ func New(db *store.DB, sessions *session.Manager, logger *slog.Logger, opts *Opt
 		if opts.Now != nil {
 			a.now = opts.Now
 		}
+		a.extractor = opts.Extractor
+	}
+	if a.extractor == nil {
+		a.extractor = extract.New(nil)
 	}
 	return a
 }

@@ -1,0 +1,276 @@
+package webapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"mime/multipart"
+	"net/http"
+	"path/filepath"
+	"strings"
+
+	"github.com/studyloop/studyloop/server/extract"
+	"github.com/studyloop/studyloop/server/studyloop"
+	"github.com/studyloop/studyloop/templates"
+)
+
+// MaxUploadBody bounds the body of an upload form: the files of one study
+// (extract.MaxStudyBytes) and room for the other fields and the multipart
+// framing.
+const MaxUploadBody = extract.MaxStudyBytes + 1<<20
+
+// uploadMemory is how much of a multipart body is held in memory while it
+// is parsed; the rest of the files wait in temporary files.
+const uploadMemory = 8 << 20
+
+// errUploadTooLarge is the message for a body over MaxUploadBody.
+var errUploadTooLarge = studyloop.Errorf(studyloop.ETOOLARGE, "The upload is larger than %d MiB, the limit for one study's files.", extract.MaxStudyBytes>>20)
+
+// ParseUpload reads a multipart upload form, at most MaxUploadBody bytes,
+// before the CSRF check reads its token from it, so that a body over the
+// limit is refused with a page saying so rather than taken for a missing
+// token. Routes put it between RequireUser and RequireCSRF.
+func (a *App) ParseUpload(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > MaxUploadBody {
+			a.renderHome(w, r, http.StatusRequestEntityTooLarge, homeForm{err: errUploadTooLarge})
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, MaxUploadBody)
+		if err := r.ParseMultipartForm(uploadMemory); err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				a.renderHome(w, r, http.StatusRequestEntityTooLarge, homeForm{err: errUploadTooLarge})
+				return
+			}
+			a.renderHome(w, r, http.StatusBadRequest, homeForm{err: studyloop.Errorf(studyloop.EINVALID, "The upload could not be read; choose the files and send the form again.")})
+			return
+		}
+		defer r.MultipartForm.RemoveAll()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// uploadedFile is one file of an upload form, checked by content.
+type uploadedFile struct {
+	name string
+	kind extract.Kind
+	data []byte
+}
+
+// readFiles reads the files of a form field, at most limit of them, each
+// checked with extract.CheckFile (content, size, image dimensions), and
+// the whole held to extract.MaxStudyBytes.
+func readFiles(r *http.Request, field string, limit int) ([]uploadedFile, error) {
+	var headers []*multipart.FileHeader
+	if r.MultipartForm != nil {
+		headers = r.MultipartForm.File[field]
+	}
+	if len(headers) == 0 {
+		return nil, studyloop.Errorf(studyloop.EINVALID, "Choose a file to upload.")
+	}
+	if len(headers) > limit {
+		return nil, studyloop.Errorf(studyloop.ETOOLARGE, "%d files were chosen; at most %d can make one study.", len(headers), limit)
+	}
+	files := make([]uploadedFile, 0, len(headers))
+	total := 0
+	for _, h := range headers {
+		data, err := readFile(h)
+		if err != nil {
+			return nil, err
+		}
+		name := displayName(h.Filename)
+		kind, err := extract.CheckFile(data)
+		if err != nil {
+			return nil, studyloop.Errorf(studyloop.ErrorCode(err), "%s: %s", name, studyloop.ErrorMessage(err))
+		}
+		total += len(data)
+		if total > extract.MaxStudyBytes {
+			return nil, studyloop.Errorf(studyloop.ETOOLARGE, "The files add up to more than %d MiB, the limit for one study.", extract.MaxStudyBytes>>20)
+		}
+		files = append(files, uploadedFile{name: name, kind: kind, data: data})
+	}
+	return files, nil
+}
+
+// readFile reads one uploaded file, refusing it past extract.MaxFileBytes.
+func readFile(h *multipart.FileHeader) ([]byte, error) {
+	f, err := h.Open()
+	if err != nil {
+		return nil, fmt.Errorf("webapp: open upload: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, extract.MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("webapp: read upload: %w", err)
+	}
+	if len(data) > extract.MaxFileBytes {
+		return nil, studyloop.Errorf(studyloop.ETOOLARGE, "%s is larger than %d MiB, the limit per file.", displayName(h.Filename), extract.MaxFileBytes>>20)
+	}
+	return data, nil
+}
+
+// displayName is a file's name as the browser sent it, cut to its last
+// path element and 80 characters, for messages and default titles only.
+func displayName(name string) string {
+	name = filepath.Base(strings.ReplaceAll(name, `\`, "/"))
+	name = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, name)
+	if r := []rune(name); len(r) > 80 {
+		name = string(r[:80])
+	}
+	if name == "" || name == "." || name == "/" {
+		return "The file"
+	}
+	return name
+}
+
+// defaultTitle names a study after its first file when no title is given.
+func defaultTitle(title string, files []uploadedFile, fallback string) string {
+	if strings.TrimSpace(title) != "" || len(files) == 0 {
+		return title
+	}
+	name := strings.TrimSuffix(files[0].name, filepath.Ext(files[0].name))
+	if _, err := studyloop.StudyTitle(name, ""); err != nil || strings.TrimSpace(name) == "" || name == "The file" {
+		name = fallback
+	}
+	if len(files) > 1 {
+		name = fmt.Sprintf("%s and %d more", name, len(files)-1)
+	}
+	return name
+}
+
+// CreateFromPDF creates a study from an uploaded PDF and a page selection
+// such as "3-7, 10" (blank: every page). The file is checked by content
+// and size and the selection by its form at once; the study is stored
+// with status uploaded and the PDF, and a worker reads the pages. Errors
+// show the form again with the reason. POST /app/studies/pdf, after
+// ParseUpload.
+func (a *App) CreateFromPDF() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		title, pages := r.PostFormValue("title"), strings.TrimSpace(r.PostFormValue("pages"))
+		form := homeForm{title: title, pages: pages}
+		err := a.extractor.PDFAvailable()
+		var files []uploadedFile
+		if err == nil {
+			files, err = readFiles(r, "pdf", 1)
+		}
+		if err == nil && files[0].kind != extract.KindPDF {
+			err = studyloop.Errorf(studyloop.EINVALID, "%s is a photo, not a PDF; upload it with the photo form.", files[0].name)
+		}
+		if err == nil && pages != "" {
+			// The form of the selection is checked now; whether its pages
+			// exist is known once the PDF is read.
+			_, err = extract.ParsePages(pages, math.MaxInt32)
+		}
+		if err != nil {
+			a.uploadFailed(w, r, form, err)
+			return
+		}
+		upload := studyloop.Upload{Kind: string(extract.KindPDF), Pages: pages, Data: files[0].data}
+		a.createUploadStudy(w, r, form, defaultTitle(title, files, "PDF"), []studyloop.Upload{upload})
+	})
+}
+
+// CreateFromPhotos creates a study from up to extract.MaxPhotos photos of
+// notes or a handout (JPEG, PNG, HEIC), read by OCR in the worker. Without
+// OCR on the server it refuses, saying how to install it. POST
+// /app/studies/photos, after ParseUpload.
+func (a *App) CreateFromPhotos() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		title := r.PostFormValue("title")
+		form := homeForm{title: title}
+		err := a.extractor.OCRAvailable()
+		var files []uploadedFile
+		if err == nil {
+			files, err = readFiles(r, "photos", extract.MaxPhotos)
+		}
+		if err != nil {
+			a.uploadFailed(w, r, form, err)
+			return
+		}
+		uploads := make([]studyloop.Upload, len(files))
+		for i, f := range files {
+			if !f.kind.IsPhoto() {
+				a.uploadFailed(w, r, form, studyloop.Errorf(studyloop.EINVALID, "%s is a PDF, not a photo; upload it with the PDF form.", f.name))
+				return
+			}
+			uploads[i] = studyloop.Upload{Kind: string(f.kind), Data: f.data}
+		}
+		a.createUploadStudy(w, r, form, defaultTitle(title, files, "Photos"), uploads)
+	})
+}
+
+func (a *App) createUploadStudy(w http.ResponseWriter, r *http.Request, form homeForm, title string, uploads []studyloop.Upload) {
+	ctx := r.Context()
+	user, err := userID(ctx)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	st, err := a.db.CreateUploadStudy(ctx, user, title, uploads)
+	if err != nil {
+		a.uploadFailed(w, r, form, err)
+		return
+	}
+	a.notify()
+	http.Redirect(w, r, studyURL(st.ID), http.StatusSeeOther)
+}
+
+// uploadFailed shows /app again with the reason, or the error page for
+// internal errors.
+func (a *App) uploadFailed(w http.ResponseWriter, r *http.Request, form homeForm, err error) {
+	if code := studyloop.ErrorCode(err); code == studyloop.EINVALID || code == studyloop.ETOOLARGE {
+		form.err = err
+		a.renderHome(w, r, statusFor(code), form)
+		return
+	}
+	a.fail(w, r, err)
+}
+
+// uploadForms fills what /app shows of the upload forms: the limits, the
+// page selection to show again, and why a form is not offered.
+func (a *App) uploadForms(p *templates.AppHomeProps, form homeForm) {
+	p.PagesValue = form.pages
+	p.MaxFileMiB = extract.MaxFileBytes >> 20
+	p.MaxStudyMiB = extract.MaxStudyBytes >> 20
+	p.MaxPhotos = extract.MaxPhotos
+	p.MaxPDFPages = extract.MaxPDFPages
+	if err := a.extractor.PDFAvailable(); err != nil {
+		p.PDFUnavailable = studyloop.ErrorMessage(err)
+	}
+	if err := a.extractor.OCRAvailable(); err != nil {
+		p.OCRUnavailable = studyloop.ErrorMessage(err)
+	}
+}
+
+// topicSources fills the From column of a ready study's topics: the pages
+// or photos each topic's text came from. Studies made from pasted text
+// have no parts and show no column.
+func (a *App) topicSources(ctx context.Context, user int64, studyID string, m studyloop.StudyMastery, p *templates.StudyPageProps) error {
+	parts, err := a.db.SourceParts(ctx, user, studyID)
+	if err != nil || len(parts) == 0 {
+		return err
+	}
+	topics, err := a.db.Topics(ctx, user, studyID)
+	if err != nil {
+		return err
+	}
+	spans := make(map[int64]studyloop.Span, len(topics))
+	for _, t := range topics {
+		spans[t.ID] = t.Span
+	}
+	p.HasSources = true
+	for i, t := range m.Topics {
+		if i < len(p.Topics) {
+			p.Topics[i].Source = strings.Join(studyloop.SourceLabels(parts, spans[t.TopicID]), ", ")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,276 @@
+package webapp_test
+
+import (
+	"bytes"
+	"context"
+	"html"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/studyloop/studyloop/server/extract"
+	"github.com/studyloop/studyloop/server/extract/extracttest"
+	"github.com/studyloop/studyloop/server/session"
+	"github.com/studyloop/studyloop/server/store"
+	"github.com/studyloop/studyloop/server/store/storetest"
+	"github.com/studyloop/studyloop/server/studyloop"
+	"github.com/studyloop/studyloop/server/webapp"
+)
+
+// newUploadEnv is newEnv with the upload routes wired as in server/web,
+// and the given extractor.
+func newUploadEnv(t *testing.T, db *store.DB, x *extract.Extractor) *env {
+	t.Helper()
+	e := &env{db: db, now: time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	sessions := session.New(db.Sessions(), &session.Options{Logger: logger})
+	app := webapp.New(db, sessions, logger, &webapp.Options{Notify: func() { e.notified.Add(1) }, Now: e.clock, Extractor: x})
+	mux := http.NewServeMux()
+	mux.Handle("GET /app", sessions.RequireUser(app.Home()))
+	mux.Handle("POST /app/studies/pdf", sessions.RequireUser(app.ParseUpload(sessions.RequireCSRF(app.CreateFromPDF()))))
+	mux.Handle("POST /app/studies/photos", sessions.RequireUser(app.ParseUpload(sessions.RequireCSRF(app.CreateFromPhotos()))))
+	mux.Handle("GET /app/studies/{id}", sessions.RequireUser(app.Study()))
+	mux.Handle("POST /test/signin", sessions.Load(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, _ := strconv.ParseInt(r.FormValue("user"), 10, 64)
+		if err := sessions.SignIn(r.Context(), id); err != nil {
+			t.Errorf("sign in: %v", err)
+		}
+	})))
+	e.srv = httptest.NewServer(mux)
+	t.Cleanup(e.srv.Close)
+	return e
+}
+
+// formFile is one file of a multipart form.
+type formFile struct {
+	field, name string
+	data        []byte
+}
+
+// upload posts a multipart form.
+func (s *student) upload(path string, fields url.Values, files ...formFile) page {
+	s.t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for k, vs := range fields {
+		for _, v := range vs {
+			mw.WriteField(k, v)
+		}
+	}
+	for _, f := range files {
+		w, err := mw.CreateFormFile(f.field, f.name)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		w.Write(f.data)
+	}
+	mw.Close()
+	resp, err := s.client.Post(s.e.srv.URL+path, mw.FormDataContentType(), &body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return readPage(s.t, resp)
+}
+
+func samplePDF(t *testing.T) []byte {
+	return extracttest.PDF(t, []extracttest.Page{
+		{Lines: []string{"Mitosis is the division of a cell nucleus."}},
+		{Lines: []string{"Meiosis is the division that makes gametes."}},
+	}, nil)
+}
+
+func TestUploadForms(t *testing.T) {
+	x := extract.New(nil)
+	pdf := samplePDF(t)
+	photo := extracttest.PNG(t, extracttest.RenderText(t, []string{"Osmosis moves water."}))
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newUploadEnv(t, db, x)
+		alice := e.student(t, "alice@example.com")
+		home := alice.get("/app")
+		csrf := home.csrf(t)
+		for _, want := range []string{`action="/app/studies/pdf"`, `enctype="multipart/form-data"`, `id="pages"`, "Up to 20 MiB and 200 pages"} {
+			if !strings.Contains(home.body, want) {
+				t.Fatalf("/app lacks %s", want)
+			}
+		}
+		if x.OCRAvailable() == nil && !strings.Contains(home.body, `action="/app/studies/photos"`) {
+			t.Fatal("/app lacks the photo form though OCR is available")
+		}
+
+		// A PDF with a page selection: a study at once, status uploaded,
+		// the file and the selection stored with it.
+		p := alice.upload("/app/studies/pdf", url.Values{"csrf_token": {csrf}, "pages": {" 2 "}}, formFile{"pdf", "Cell biology.pdf", pdf})
+		if p.status != http.StatusSeeOther || !strings.HasPrefix(p.location, "/app/studies/st_") {
+			t.Fatalf("PDF upload: %d %s %s", p.status, p.location, p.body)
+		}
+		id := strings.TrimPrefix(p.location, "/app/studies/")
+		st, err := db.GetStudy(context.Background(), alice.id, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Status != studyloop.StatusUploaded || st.Title != "Cell biology" {
+			t.Fatalf("PDF study %q %s, want \"Cell biology\" uploaded", st.Title, st.Status)
+		}
+		sources, err := db.StudySources(context.Background(), id)
+		if err != nil || len(sources) != 1 || sources[0].Kind != "pdf" || sources[0].Pages != "2" || !bytes.Equal(sources[0].Data, pdf) {
+			t.Fatalf("stored sources %v, want the PDF with pages 2", err)
+		}
+		if e.notified.Load() == 0 {
+			t.Error("no worker was woken")
+		}
+
+		// Photos, named by the first file.
+		if x.OCRAvailable() == nil {
+			p = alice.upload("/app/studies/photos", url.Values{"csrf_token": {csrf}, "title": {"Osmosis"}},
+				formFile{"photos", "a.png", photo}, formFile{"photos", "b.png", photo})
+			if p.status != http.StatusSeeOther {
+				t.Fatalf("photo upload: %d %s", p.status, p.body)
+			}
+			id := strings.TrimPrefix(p.location, "/app/studies/")
+			if sources, err := db.StudySources(context.Background(), id); err != nil || len(sources) != 2 || sources[1].Kind != "png" {
+				t.Fatalf("stored photos: %d (%v), want 2 PNG", len(sources), err)
+			}
+		}
+	})
+}
+
+func TestUploadFormsRefuseBadFiles(t *testing.T) {
+	x := extract.New(nil)
+	if err := x.OCRAvailable(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	pdf := samplePDF(t)
+	photo := extracttest.PNG(t, extracttest.RenderText(t, []string{"Osmosis moves water."}))
+	var elevenPhotos []formFile
+	for i := range 11 {
+		elevenPhotos = append(elevenPhotos, formFile{"photos", "p" + strconv.Itoa(i) + ".png", photo})
+	}
+	db := storetest.Open(t, "sqlite")
+	e := newUploadEnv(t, db, x)
+	alice := e.student(t, "alice@example.com")
+	csrf := alice.get("/app").csrf(t)
+	tests := []struct {
+		name   string
+		path   string
+		fields url.Values
+		files  []formFile
+		status int
+		want   string
+	}{
+		{"renamed executable", "/app/studies/pdf", nil, []formFile{{"pdf", "notes.pdf", []byte("\x7fELF\x02\x01\x01\x00rest")}}, 422, "notes.pdf: The file is not a PDF, JPEG, PNG or HEIC image"},
+		{"zero bytes", "/app/studies/pdf", nil, []formFile{{"pdf", "empty.pdf", nil}}, 422, "empty.pdf: The file is empty (0 bytes)."},
+		{"no file", "/app/studies/pdf", nil, nil, 422, "Choose a file to upload."},
+		{"a photo as PDF", "/app/studies/pdf", nil, []formFile{{"pdf", "x.png", photo}}, 422, "x.png is a photo, not a PDF"},
+		{"bad page selection", "/app/studies/pdf", url.Values{"pages": {"three"}}, []formFile{{"pdf", "a.pdf", pdf}}, 422, `&#34;three&#34; in the page selection is not a page number`},
+		{"backwards range", "/app/studies/pdf", url.Values{"pages": {"7-3"}}, []formFile{{"pdf", "a.pdf", pdf}}, 422, "runs backwards; write 3-7"},
+		{"a PDF as photo", "/app/studies/photos", nil, []formFile{{"photos", "a.pdf", pdf}}, 422, "a.pdf is a PDF, not a photo"},
+		{"20,000 x 20,000 photo", "/app/studies/photos", nil, []formFile{{"photos", "huge.png", extracttest.PNGHeader(20_000, 20_000)}}, 413, "huge.png: The image is 20,000 x 20,000 pixels"},
+		{"eleven photos", "/app/studies/photos", nil, elevenPhotos, 413, "11 files were chosen; at most 10 can make one study."},
+		{"file over 20 MiB", "/app/studies/pdf", nil, []formFile{{"pdf", "big.pdf", append(bytes.Clone(pdf), make([]byte, extract.MaxFileBytes)...)}}, 413, "big.pdf is larger than 20 MiB, the limit per file."},
+		{"body over 41 MiB", "/app/studies/photos", nil, []formFile{{"photos", "a.jpg", make([]byte, 21<<20)}, {"photos", "b.jpg", make([]byte, 21<<20)}}, 413, "The upload is larger than 40 MiB"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fields := url.Values{"csrf_token": {csrf}}
+			for k, v := range tt.fields {
+				fields[k] = v
+			}
+			p := alice.upload(tt.path, fields, tt.files...)
+			if p.status != tt.status || !strings.Contains(p.body, tt.want) {
+				t.Fatalf("status %d, want %d saying %q; body: %s", p.status, tt.status, tt.want, p.body)
+			}
+		})
+	}
+	// Without the CSRF token: refused.
+	if p := alice.upload("/app/studies/pdf", nil, formFile{"pdf", "a.pdf", pdf}); p.status != http.StatusForbidden {
+		t.Fatalf("upload without CSRF token: %d, want 403", p.status)
+	}
+	if list, _, err := db.ListStudies(context.Background(), alice.id, store.ListStudiesParams{}); err != nil || len(list) != 0 {
+		t.Fatalf("refused uploads stored %d studies (%v)", len(list), err)
+	}
+}
+
+// Without Tesseract the photo form gives way to a notice saying how to
+// install it, a photo post is refused with the same words, and PDFs work.
+func TestUploadWithoutOCR(t *testing.T) {
+	dir := t.TempDir()
+	for _, tool := range []string{"pdfinfo", "pdftotext", "pdftoppm"} {
+		for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+			if _, err := os.Stat(filepath.Join(d, tool)); err == nil {
+				os.Symlink(filepath.Join(d, tool), filepath.Join(dir, tool))
+				break
+			}
+		}
+	}
+	x := extract.New(&extract.Options{Path: dir})
+	db := storetest.Open(t, "sqlite")
+	e := newUploadEnv(t, db, x)
+	alice := e.student(t, "alice@example.com")
+	home := alice.get("/app")
+	want := html.EscapeString("Photo upload needs OCR, which is not installed on this server. OCR not available: install tesseract-ocr")
+	if !strings.Contains(home.body, want) || strings.Contains(home.body, `action="/app/studies/photos"`) {
+		t.Fatalf("/app without OCR: %s", home.body)
+	}
+	photo := extracttest.PNG(t, extracttest.RenderText(t, []string{"Osmosis moves water."}))
+	p := alice.upload("/app/studies/photos", url.Values{"csrf_token": {home.csrf(t)}}, formFile{"photos", "a.png", photo})
+	if p.status != 422 || !strings.Contains(p.body, "OCR not available: install tesseract-ocr") {
+		t.Fatalf("photo post without OCR: %d %s", p.status, p.body)
+	}
+	if x.PDFAvailable() == nil {
+		p = alice.upload("/app/studies/pdf", url.Values{"csrf_token": {home.csrf(t)}}, formFile{"pdf", "a.pdf", samplePDF(t)})
+		if p.status != http.StatusSeeOther {
+			t.Fatalf("PDF post without OCR: %d %s", p.status, p.body)
+		}
+	}
+}
+
+// A ready study made from uploads names the pages or photos of each topic.
+func TestStudyPageNamesTopicSources(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newUploadEnv(t, db, extract.New(nil))
+		alice := e.student(t, "alice@example.com")
+		ctx := context.Background()
+		st, err := db.CreateUploadStudy(ctx, alice.id, "Handout", []studyloop.Upload{{Kind: "pdf", Data: []byte("%PDF-")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := db.ClaimStudy(ctx, "w", time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		text := "## Page 2\n\nMeiosis makes gametes.\n\n## Page 3\n\nMitosis copies cells."
+		split := strings.Index(text, "## Page 3")
+		parts := []studyloop.SourcePart{{Label: "Page 2", Span: studyloop.Span{End: split - 2}}, {Label: "Page 3", Span: studyloop.Span{Start: split, End: len(text)}}}
+		if err := db.SetStudyText(ctx, st.ID, "w", text, parts); err != nil {
+			t.Fatal(err)
+		}
+		ex := studyloop.Extraction{
+			Topics: []studyloop.Topic{
+				{Parent: -1, Title: "Meiosis", Span: studyloop.Span{End: split - 2}},
+				{Parent: -1, Title: "Mitosis", Span: studyloop.Span{Start: split, End: len(text)}},
+				{Parent: -1, Title: "Cell division", Span: studyloop.Span{End: len(text)}},
+			},
+			Questions: []studyloop.Question{{Topic: 0, Type: studyloop.QuestionShortAnswer, Prompt: "What makes gametes?", Answer: "Meiosis", Source: studyloop.Span{End: 10}}},
+		}
+		if err := db.CompleteStudy(ctx, st.ID, "w", ex); err != nil {
+			t.Fatal(err)
+		}
+		p := alice.get("/app/studies/" + st.ID)
+		for _, want := range []string{`<th scope="col">From</th>`, `<td class="source">Page 2</td>`, `<td class="source">Page 3</td>`, `<td class="source">Page 2, Page 3</td>`} {
+			if !strings.Contains(p.body, want) {
+				t.Fatalf("study page lacks %s: %s", want, p.body)
+			}
+		}
+	})
+}
