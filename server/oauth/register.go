@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -68,13 +69,13 @@ func (s *Server) HandleRegister() http.Handler {
 			return
 		}
 		var req request
-		dec := json.NewDecoder(strings.NewReader(string(body)))
-		if err := dec.Decode(&req); err != nil || dec.More() {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		if err := dec.Decode(&req); err != nil {
 			writeError(w, http.StatusBadRequest, badMetadata, "The request body must be one JSON object of client metadata.")
 			return
 		}
 		if _, err := dec.Token(); err != io.EOF {
-			writeError(w, http.StatusBadRequest, badMetadata, "The request body must be one JSON object of client metadata.")
+			writeError(w, http.StatusBadRequest, badMetadata, "The request body must be one JSON object of client metadata, and nothing after it.")
 			return
 		}
 		if len(req.RedirectURIs) == 0 {
