@@ -47,9 +47,12 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	mux.Handle("OPTIONS /.well-known/oauth-protected-resource/mcp", oauth.Preflight())
 	// The web app: a student's studies, mastery and practice. Signed-in
 	// pages only; their forms carry the session's CSRF token.
-	app := webapp.New(d.DB, sessions, d.Logger, &webapp.Options{Notify: d.NotifyWorkers})
+	app := webapp.New(d.DB, sessions, d.Logger, &webapp.Options{Notify: d.NotifyWorkers, Extractor: d.Extractor})
 	mux.Handle("GET /app", session.Sensitive(sessions.RequireUser(app.Home())))
 	mux.Handle("POST /app/studies", session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.CreateStudy()))))
+	// Uploads: the multipart body is capped and parsed before the CSRF check.
+	mux.Handle("POST /app/studies/pdf", session.Sensitive(sessions.RequireUser(app.ParseUpload(sessions.RequireCSRF(app.CreateFromPDF())))))
+	mux.Handle("POST /app/studies/photos", session.Sensitive(sessions.RequireUser(app.ParseUpload(sessions.RequireCSRF(app.CreateFromPhotos())))))
 	mux.Handle("GET /app/studies/{id}", session.Sensitive(sessions.RequireUser(app.Study())))
 	mux.Handle("GET /app/studies/{id}/practice", session.Sensitive(sessions.RequireUser(app.Practice())))
 	mux.Handle("POST /app/studies/{id}/practice", session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.Answer()))))

@@ -10,6 +10,7 @@ import (
 	"net/http"
 
 	"github.com/studyloop/studyloop/server/config"
+	"github.com/studyloop/studyloop/server/extract"
 	"github.com/studyloop/studyloop/server/store"
 )
 
@@ -24,6 +25,9 @@ type Deps struct {
 	// NotifyWorkers, if non-nil, wakes an idle study worker after a study is
 	// created (worker.Pool.Notify). Optional: workers also poll.
 	NotifyWorkers func()
+	// Extractor reads uploaded PDFs and photos; the web app asks it which
+	// uploads the server can read. Optional: nil means extract.New(nil).
+	Extractor *extract.Extractor
 }
 
 // NewServer returns the whole service as one http.Handler.

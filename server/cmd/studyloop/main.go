@@ -26,7 +26,9 @@ import (
 	"github.com/studyloop/studyloop/build"
 	"github.com/studyloop/studyloop/server/config"
 	"github.com/studyloop/studyloop/server/engine"
+	"github.com/studyloop/studyloop/server/extract"
 	"github.com/studyloop/studyloop/server/store"
+	"github.com/studyloop/studyloop/server/studyloop"
 	"github.com/studyloop/studyloop/server/web"
 	"github.com/studyloop/studyloop/server/worker"
 )
@@ -121,7 +123,15 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 	if err != nil {
 		return err
 	}
-	pool := worker.New(db, gen, logger, &worker.Options{Workers: cfg.Workers})
+	// One extractor serves the workers and the web app's upload forms.
+	extractor := extract.New(nil)
+	if err := extractor.OCRAvailable(); err != nil {
+		logger.Warn("photos and scanned PDF pages cannot be read", "reason", studyloop.ErrorMessage(err))
+	}
+	if !extractor.MemoryBounded() {
+		logger.Warn("prlimit (util-linux) not found: PDF and OCR tools run without memory bounds, only with timeouts")
+	}
+	pool := worker.New(db, gen, logger, &worker.Options{Workers: cfg.Workers, Extractor: extractor})
 	// Workers stop after the HTTP server has drained, and before the
 	// database closes; a study in progress is handed back to the queue.
 	workCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
@@ -139,6 +149,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 		DB:            db,
 		Site:          build.Site(),
 		NotifyWorkers: pool.Notify,
+		Extractor:     extractor,
 	})
 	if err != nil {
 		return err
