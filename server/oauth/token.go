@@ -124,6 +124,9 @@ func (s *Server) exchangeCode(ctx context.Context, form url.Values) (*tokenRespo
 	if !validPKCEString(verifier) {
 		return nil, invalidRequest("code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~.")
 	}
+	if terr := s.checkResource(form); terr != nil {
+		return nil, terr
+	}
 	if terr := s.checkClient(ctx, form.Get("client_id")); terr != nil {
 		return nil, terr
 	}
@@ -166,6 +169,9 @@ func (s *Server) refresh(ctx context.Context, form url.Values) (*tokenResponse, 
 	if presented == "" {
 		return nil, invalidRequest("refresh_token is required.")
 	}
+	if terr := s.checkResource(form); terr != nil {
+		return nil, terr
+	}
 	clientID := form.Get("client_id")
 	if clientID != "" {
 		if terr := s.checkClient(ctx, clientID); terr != nil {
@@ -198,6 +204,15 @@ func (s *Server) refresh(ctx context.Context, form url.Values) (*tokenResponse, 
 		return nil, internal(err)
 	}
 	return res, nil
+}
+
+// checkResource rejects a resource parameter (RFC 8707 §2.2) that does not
+// name this MCP server. The tokens stay bound to the audience of the grant.
+func (s *Server) checkResource(form url.Values) *tokenError {
+	if form.Has("resource") && s.audienceFor(form.Get("resource")) == "" {
+		return &tokenError{http.StatusBadRequest, "invalid_target", "resource must name this MCP server, " + s.cfg.MCPResource() + "."}
+	}
+	return nil
 }
 
 // checkClient rejects an unknown client_id.

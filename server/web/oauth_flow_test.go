@@ -85,8 +85,8 @@ func TestOAuthFlow(t *testing.T) {
 			t.Fatalf("the client's loopback callback answered %d", cb.status)
 		}
 
-		// Exchange with PKCE.
-		tok, err := conf.Exchange(ctx, q.Get("code"), oauth2.VerifierOption(verifier))
+		// Exchange with PKCE, naming the resource again as MCP clients do.
+		tok, err := conf.Exchange(ctx, q.Get("code"), oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", s.base+"/mcp"))
 		if err != nil {
 			t.Fatal(err)
 		}

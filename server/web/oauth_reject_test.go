@@ -286,6 +286,7 @@ func TestTokenRejects(t *testing.T) {
 			expect(t, "another client's code", with(ex, "client_id", otherClient), 400, "invalid_grant")
 			expect(t, "unknown client", with(ex, "client_id", "slc_UNKNOWN"), 401, "invalid_client")
 			expect(t, "unknown code", with(ex, "code", "slac_"+code[5:10]), 400, "invalid_grant")
+			expect(t, "resource of another server", with(ex, "resource", "https://other.example/mcp"), 400, "invalid_target")
 			body := expect(t, "the right request after all that", ex, 200, "")
 			if body["access_token"] == nil || body["token_type"] != "Bearer" || body["scope"] != "" {
 				t.Fatalf("token response %v", body)
@@ -366,8 +367,9 @@ func TestTokenRejects(t *testing.T) {
 			expect(t, "an unknown client", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {"slc_UNKNOWN"}}, 401, "invalid_client")
 			expect(t, "an access token as refresh token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {body["access_token"].(string)}}, 400, "invalid_grant")
 			expect(t, "missing refresh_token", url.Values{"grant_type": {"refresh_token"}}, 400, "invalid_request")
+			expect(t, "refresh for another resource", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "resource": {"https://other.example/mcp"}}, 400, "invalid_target")
 			// None of that spent the token.
-			expect(t, "the right client", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {clientID}}, 200, "")
+			expect(t, "the right client, naming this resource", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {clientID}, "resource": {s.base + "/mcp"}}, 200, "")
 		})
 
 		t.Run("expired refresh token", func(t *testing.T) {
