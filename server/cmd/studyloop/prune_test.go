@@ -21,7 +21,10 @@ func TestPruneExpired(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
-	go func() { pruneExpired(ctx, db, slog.New(slog.NewTextHandler(io.Discard, nil)), 10*time.Millisecond); close(done) }()
+	go func() {
+		pruneExpired(ctx, db, slog.New(slog.NewTextHandler(io.Discard, nil)), 10*time.Millisecond)
+		close(done)
+	}()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		n, err := db.NewSelect().Table("sessions").Count(context.Background())
