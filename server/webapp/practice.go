@@ -232,15 +232,16 @@ func until(t *time.Time, now time.Time) string {
 		return ""
 	}
 	d := t.Sub(now)
+	minutes, hours := int(d.Round(time.Minute)/time.Minute), int(d.Round(time.Hour)/time.Hour)
 	switch {
 	case d <= 0:
 		return "now"
-	case d < time.Minute:
+	case minutes < 1:
 		return "in less than a minute"
-	case d < time.Hour:
-		return "in " + count(int(d.Round(time.Minute)/time.Minute), "minute")
-	case d < 24*time.Hour:
-		return "in " + count(int(d.Round(time.Hour)/time.Hour), "hour")
+	case minutes < 60:
+		return "in " + count(minutes, "minute")
+	case hours < 24:
+		return "in " + count(hours, "hour")
 	}
 	return "in " + count(int(d.Round(24*time.Hour)/(24*time.Hour)), "day")
 }

@@ -37,10 +37,12 @@ func TestUntil(t *testing.T) {
 	}{
 		{-time.Hour, "now"},
 		{0, "now"},
-		{30 * time.Second, "in less than a minute"},
+		{20 * time.Second, "in less than a minute"},
 		{time.Minute, "in 1 minute"},
 		{10 * time.Minute, "in 10 minutes"},
+		{59*time.Minute + 50*time.Second, "in 1 hour"},
 		{5*time.Hour + 20*time.Minute, "in 5 hours"},
+		{23*time.Hour + 40*time.Minute, "in 1 day"},
 		{24 * time.Hour, "in 1 day"},
 		{11*24*time.Hour + 3*time.Hour, "in 11 days"},
 	}
