@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -43,7 +44,7 @@ Total internal reflection happens when light meets a boundary with a medium of l
 
 // mcpAccessToken runs the OAuth flow as a new student with a registered
 // client and returns an access token bound to /mcp.
-func mcpAccessToken(t *testing.T, s *authServer, email string) string {
+func mcpAccessToken(t testing.TB, s *authServer, email string) string {
 	t.Helper()
 	conf := s.oauthConfig(s.register(t, "http://127.0.0.1/callback"))
 	authURL, verifier := pkceAuthURL(conf, "state", oauth2.SetAuthURLParam("resource", s.base+"/mcp"))
@@ -484,6 +485,48 @@ func TestMCPRoutes(t *testing.T) {
 			}
 			if res, _ := do("OPTIONS", d.path, map[string]string{"Origin": "https://elsewhere.example", "Access-Control-Request-Method": "GET"}); res.StatusCode != 204 || res.Header.Get("Access-Control-Allow-Origin") != "*" {
 				t.Errorf("preflight: status %d", res.StatusCode)
+			}
+		})
+	}
+}
+
+// BenchmarkMCPFullStack measures ping through the whole server (request
+// logging, panic recovery, the Host/Origin guard and the bearer check,
+// which reads the token from the database) against a bare handler, both
+// over loopback HTTP. server/mcp's BenchmarkMCP measures the endpoint
+// alone.
+func BenchmarkMCPFullStack(b *testing.B) {
+	s := startAuthServer(b, storetest.Open(b, "sqlite"), nil)
+	token := mcpAccessToken(b, s, "bench@example.com")
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	b.Cleanup(bare.Close)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	var bareNs float64
+	for _, c := range []struct{ name, url string }{{"bare", bare.URL}, {"ping", s.base + "/mcp"}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				req, _ := http.NewRequest(http.MethodPost, c.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Authorization", "Bearer "+token)
+				res, err := client.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode != http.StatusOK {
+					b.Fatalf("status %d", res.StatusCode)
+				}
+			}
+			ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			if c.name == "bare" {
+				bareNs = ns
+			} else {
+				b.ReportMetric(bareNs/ns, "of_bare")
 			}
 		})
 	}
