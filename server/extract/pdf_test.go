@@ -285,6 +285,24 @@ func TestPDFDecompressionBombTimesOut(t *testing.T) {
 	}
 }
 
+// A scanned page of 200 x 200 inches (the largest PDF allows) would be
+// 40,000 pixels a side at 200 dpi; it is rendered at a lower resolution
+// instead, within the bounds.
+func TestPDFHugeScannedPage(t *testing.T) {
+	x := New(&Options{Timeout: time.Minute})
+	requireTools(t, x, true)
+	huge := extracttest.PDF(t, []extracttest.Page{{Image: extracttest.RenderText(t, scannedLines), Width: 14_400, Height: 14_400}}, nil)
+	start := time.Now()
+	parts, err := x.PDF(t.Context(), huge, "")
+	if err != nil {
+		t.Fatalf("huge page: %v", err)
+	}
+	if got, want := normalize(parts[0].Text), strings.Join(scannedLines, " "); got != want {
+		t.Errorf("OCR of the huge page=%q, want %q", got, want)
+	}
+	t.Logf("huge page read in %v", time.Since(start))
+}
+
 // A tool whose output passes the cap is stopped: the text a study can
 // hold is far below it.
 func TestPDFOutputCap(t *testing.T) {

@@ -30,6 +30,9 @@ type Page struct {
 	Lines    []string
 	FontSize int // points; zero means 14
 	Image    *image.Gray
+	// Width and Height are the page size in points; zero means US Letter
+	// (612 x 792). PDF allows up to 14,400 a side.
+	Width, Height int
 }
 
 // pdfWriter lays out numbered objects and the cross-reference table.
@@ -80,7 +83,6 @@ type PDFOptions struct {
 // PDF writes a PDF of US Letter pages.
 func PDF(tb testing.TB, pages []Page, opts *PDFOptions) []byte {
 	tb.Helper()
-	const pageW, pageH = 612, 792
 	w := &pdfWriter{}
 	w.buf.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
 	catalog := w.reserve()
@@ -88,6 +90,7 @@ func PDF(tb testing.TB, pages []Page, opts *PDFOptions) []byte {
 	fontObj := w.object("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>", nil)
 	var kids []string
 	for _, p := range pages {
+		pageW, pageH := cmp.Or(p.Width, 612), cmp.Or(p.Height, 792)
 		var content bytes.Buffer
 		resources := fmt.Sprintf("<< /Font << /F1 %d 0 R >> >>", fontObj)
 		if p.Image != nil {
