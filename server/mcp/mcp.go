@@ -74,14 +74,12 @@ type Options struct {
 
 // Server answers MCP requests. Make one with New.
 type Server struct {
-	store  Store
-	notify func()
-	logger *slog.Logger
-	// initialize and toolsList are the parts of the constant answers that
-	// do not depend on the request.
-	info      *sdk.Implementation
-	toolsList json.RawMessage
-	tools     map[string]*tool
+	store     Store
+	notify    func()
+	logger    *slog.Logger
+	info      *sdk.Implementation // serverInfo of initialize
+	toolsList json.RawMessage     // the tools/list result, encoded once
+	tools     map[string]*tool    // by name
 }
 
 // New returns a Server, or an error when the options are incomplete.
