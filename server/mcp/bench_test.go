@@ -11,7 +11,7 @@ import (
 	"github.com/studyloop/studyloop/server/store/storetest"
 )
 
-// BenchmarkMCP measures, in one run over loopback HTTP on SQLite, a bare
+// BenchmarkMCP measures, in one run over loopback HTTP, per database, a bare
 // handler, ping, tools/list, and tools/call of list_studies (a page of 20)
 // and get_mastery (a study of 40 topics and 800 answered questions). Each
 // MCP case reports its cost as a multiple of ping (x_ping; target for
@@ -19,7 +19,13 @@ import (
 // bare handler (of_bare; target: at least 0.5). Run it with
 // go test -run '^$' -bench BenchmarkMCP ./server/mcp (make bench).
 func BenchmarkMCP(b *testing.B) {
-	db := storetest.Open(b, "sqlite")
+	for _, dialect := range storetest.Dialects {
+		b.Run(dialect, func(b *testing.B) { benchmarkMCP(b, dialect) })
+	}
+}
+
+func benchmarkMCP(b *testing.B, dialect string) {
+	db := storetest.Open(b, dialect)
 	e := newEnv(b, db)
 	st, qs := mustReadyStudy(b, db, e.alice, "Bench", 40, 20)
 	mustAnswerAll(b, db, e.alice, qs)
