@@ -278,6 +278,13 @@ func TestToolsList(t *testing.T) {
 				t.Errorf("%s: property %s has description %q", tool.Name, p, prop.Description)
 			}
 		}
+		if tool.Name == "create_study" {
+			var text struct{ MinLength, MaxLength int }
+			json.Unmarshal(tool.InputSchema.Properties["text"], &text)
+			if text.MinLength != 1 || text.MaxLength != 400_000 {
+				t.Errorf("create_study text limits %+v, want 1 to 400,000", text)
+			}
+		}
 	}
 }
 

@@ -119,7 +119,11 @@ func (s *Server) newTools() ([]*tool, error) {
 		in   func(*jsonschema.ForOptions) (*jsonschema.Schema, error)
 		out  func(*jsonschema.ForOptions) (*jsonschema.Schema, error)
 		tune func(in, out *jsonschema.Schema)
-		call func(ctx context.Context, userID int64, args json.RawMessage) (any, error)
+		// advertise adds to the published input schema constraints that
+		// the tool checks itself, to give a more useful message than the
+		// schema validator would.
+		advertise func(in *jsonschema.Schema)
+		call      func(ctx context.Context, userID int64, args json.RawMessage) (any, error)
 	}{
 		{
 			def: sdk.Tool{
@@ -136,6 +140,10 @@ func (s *Server) newTools() ([]*tool, error) {
 				in.Properties["title"].MaxLength = new(studyloop.MaxStudyTitleChars)
 				out.Properties["status"].Enum = statusEnum()
 			},
+			advertise: func(in *jsonschema.Schema) {
+				in.Properties["text"].MinLength = new(1)
+				in.Properties["text"].MaxLength = new(studyloop.MaxStudyTextChars)
+			},
 			call: s.createStudy,
 		},
 		{
@@ -149,6 +157,7 @@ func (s *Server) newTools() ([]*tool, error) {
 			in:  jsonschema.For[studyIDInput],
 			out: jsonschema.For[studyOutput],
 			tune: func(in, out *jsonschema.Schema) {
+				in.Properties["study_id"].MaxLength = new(maxStudyIDChars)
 				out.Properties["status"].Enum = statusEnum()
 			},
 			call: s.getStudyStatus,
@@ -166,6 +175,7 @@ func (s *Server) newTools() ([]*tool, error) {
 				in.Properties["status"].Enum = statusEnum()
 				in.Properties["limit"].Minimum = new(1.0)
 				in.Properties["limit"].Maximum = new(float64(store.MaxStudyListLimit))
+				in.Properties["cursor"].MaxLength = new(maxCursorChars)
 				out.Properties["studies"].Items.Properties["status"].Enum = statusEnum()
 			},
 			call: s.listStudies,
@@ -181,6 +191,7 @@ func (s *Server) newTools() ([]*tool, error) {
 			in:  jsonschema.For[getMasteryInput],
 			out: jsonschema.For[getMasteryOutput],
 			tune: func(in, out *jsonschema.Schema) {
+				in.Properties["study_id"].MaxLength = new(maxStudyIDChars)
 				for _, name := range []string{"study", "overall"} {
 					// A pointer field is inferred as "object or null"; it is
 					// simply absent when unused.
@@ -202,9 +213,12 @@ func (s *Server) newTools() ([]*tool, error) {
 			return nil, fmt.Errorf("mcp: %s output schema: %w", spec.def.Name, err)
 		}
 		spec.tune(in, out)
-		resolved, err := in.Resolve(nil)
+		resolved, err := in.CloneSchemas().Resolve(nil)
 		if err != nil {
 			return nil, fmt.Errorf("mcp: %s input schema: %w", spec.def.Name, err)
+		}
+		if spec.advertise != nil {
+			spec.advertise(in)
 		}
 		def := spec.def
 		def.InputSchema = in
@@ -213,6 +227,12 @@ func (s *Server) newTools() ([]*tool, error) {
 	}
 	return tools, nil
 }
+
+// Bounds on identifiers an agent passes back; real ones are far shorter.
+const (
+	maxStudyIDChars = 64
+	maxCursorChars  = 256
+)
 
 func statusEnum() []any {
 	return []any{string(studyloop.StatusUploaded), string(studyloop.StatusProcessing), string(studyloop.StatusReady), string(studyloop.StatusFailed)}

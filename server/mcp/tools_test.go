@@ -173,8 +173,10 @@ func TestGetStudyStatus(t *testing.T) {
 		if strings.ReplaceAll(other, ready.ID, missing) != notFound {
 			t.Errorf("another user's study reads %q, a missing one %q", other, notFound)
 		}
-		if msg := errorText(t, e.call(t, e.alice, "get_study_status", map[string]any{})); !strings.Contains(msg, "study_id") {
-			t.Errorf("missing study_id: %q", msg)
+		for _, args := range []map[string]any{{}, {"study_id": strings.Repeat("x", 65)}, {"study_id": 5}} {
+			if msg := errorText(t, e.call(t, e.alice, "get_study_status", args)); !strings.Contains(msg, "study_id") {
+				t.Errorf("%v: message %q does not name study_id", args, msg)
+			}
 		}
 	})
 }
