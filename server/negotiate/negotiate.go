@@ -105,6 +105,9 @@ type match struct {
 // -1 when the header accepts none of them (answer 406). Pass the request's
 // field lines as they are, for example r.Header["Accept"].
 func (c *Chooser) Choose(accept []string) int {
+	if len(accept) == 0 {
+		return 0 // no Accept header: anything is acceptable
+	}
 	if len(accept) != 1 || len(accept[0]) > maxRememberedLen {
 		return c.choose(accept)
 	}
