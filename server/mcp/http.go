@@ -126,6 +126,7 @@ func methodNotAllowed(w http.ResponseWriter) {
 func HandleGet(connectPage http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if wantsEventStream(r.Header.Values("Accept")) {
+			w.Header().Set("Vary", "Accept") // the page answers other Accepts
 			methodNotAllowed(w)
 			return
 		}
