@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +18,15 @@ import (
 // startServer runs the real program on a free loopback port with a fresh
 // database and returns its base URL; the server stops when the test ends.
 func startServer(t *testing.T, dialect string, extraEnv map[string]string) string {
+	t.Helper()
+	base, _ := startStoppableServer(t, dialect, extraEnv)
+	return base
+}
+
+// startStoppableServer is startServer that also returns stop, which sends
+// the shutdown signal (cancels run's context) and returns run's error. When
+// the test ends the server is stopped if stop was not called.
+func startStoppableServer(t *testing.T, dialect string, extraEnv map[string]string) (base string, stop func() error) {
 	t.Helper()
 	env := map[string]string{
 		"ADDR":         "127.0.0.1:0",
@@ -33,9 +43,14 @@ func startServer(t *testing.T, dialect string, extraEnv map[string]string) strin
 		done <- run(ctx, nil, func(k string) string { return env[k] }, strings.NewReader(""), pw, io.Discard)
 		pw.Close()
 	}()
+	var once sync.Once
+	var runErr error
+	stop = func() error {
+		once.Do(func() { cancel(); runErr = <-done })
+		return runErr
+	}
 	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
+		if err := stop(); err != nil {
 			t.Errorf("run: %v", err)
 		}
 	})
@@ -51,13 +66,56 @@ func startServer(t *testing.T, dialect string, extraEnv map[string]string) strin
 	}()
 	select {
 	case a := <-addr:
-		return a
+		return a, stop
 	case err := <-done:
 		t.Fatalf("server exited early: %v", err)
 	case <-time.After(30 * time.Second):
 		t.Fatal("server did not start in 30s")
 	}
-	return ""
+	return "", nil
+}
+
+// TestShutdownLetsInFlightRequestsFinish starts a request, sends the
+// shutdown signal while the server is still reading its body, and checks
+// that the request completes normally and run returns without error.
+func TestShutdownLetsInFlightRequestsFinish(t *testing.T) {
+	base, stop := startStoppableServer(t, "sqlite", nil)
+	body, bodyWriter := io.Pipe()
+	type result struct {
+		status int
+		err    error
+	}
+	got := make(chan result, 1)
+	go func() {
+		res, err := http.Post(base+"/oauth/register", "application/json", body)
+		if err != nil {
+			got <- result{err: err}
+			return
+		}
+		res.Body.Close()
+		got <- result{status: res.StatusCode}
+	}()
+	io.WriteString(bodyWriter, `{"client_name":"slow client",`)
+	time.Sleep(100 * time.Millisecond) // the request is now in flight
+	stopped := make(chan error, 1)
+	go func() { stopped <- stop() }()
+	select {
+	case err := <-stopped:
+		t.Fatalf("run returned (%v) while a request was still in flight", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	io.WriteString(bodyWriter, `"redirect_uris":["http://127.0.0.1/callback"]}`)
+	bodyWriter.Close()
+	r := <-got
+	if r.err != nil || r.status != http.StatusCreated {
+		t.Fatalf("in-flight request: status=%d err=%v, want 201", r.status, r.err)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if _, err := http.Get(base + "/api/health"); err == nil {
+		t.Fatal("server still answering after shutdown")
+	}
 }
 
 func TestServeAnswersHealthAndStops(t *testing.T) {
