@@ -220,17 +220,30 @@ func (db *DB) RotateRefreshToken(ctx context.Context, hash string, at time.Time,
 }
 
 // RevokeTokenFamily revokes every live token of the family and returns how
-// many it revoked.
+// many it revoked. It repeats until a pass finds nothing left to revoke: on
+// PostgreSQL an UPDATE that waited for a concurrent rotation's row lock does
+// not see the successors that rotation inserted, but the next pass does,
+// and any later rotation fails on its revoked refresh token.
 func (db *DB) RevokeTokenFamily(ctx context.Context, familyID string, at time.Time) (int64, error) {
-	res, err := db.NewUpdate().Model((*oauthTokenRow)(nil)).
-		Set("revoked_at = ?", storedTime(at)).
-		Where("family_id = ?", familyID).
-		Where("revoked_at IS NULL").
-		Exec(ctx)
-	if err != nil {
-		return 0, err
+	var total int64
+	for {
+		res, err := db.NewUpdate().Model((*oauthTokenRow)(nil)).
+			Set("revoked_at = ?", storedTime(at)).
+			Where("family_id = ?", familyID).
+			Where("revoked_at IS NULL").
+			Exec(ctx)
+		if err != nil {
+			return total, err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, err
+		}
+		if n == 0 {
+			return total, nil
+		}
+		total += n
 	}
-	return res.RowsAffected()
 }
 
 // PruneOAuth deletes authorization codes and tokens that expired before

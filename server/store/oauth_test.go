@@ -165,6 +165,81 @@ func TestRotateRefreshTokenAndRevokeFamily(t *testing.T) {
 	})
 }
 
+// TestRevokeTokenFamilyDuringRotation revokes a family while a rotation of
+// its refresh token is under way: the successors the rotation stores must
+// be revoked too, or a replay detected at that moment would leave a live
+// token behind. On PostgreSQL the revocation waits for the rotation's row
+// lock and would otherwise not see rows inserted after its snapshot.
+func TestRevokeTokenFamilyDuringRotation(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		u, c := oauthFixture(t, db)
+		code := newCode(u, c, "code", time.Minute)
+		db.CreateAuthorizationCode(ctx, code)
+		if err := db.RedeemAuthorizationCode(ctx, code.Hash, time.Now(), newToken(code, "at", studyloop.AccessToken), newToken(code, "rt", studyloop.RefreshToken)); err != nil {
+			t.Fatal(err)
+		}
+		// Hold the refresh token's row so that the rotation, then the
+		// revocation, queue behind it in that order.
+		hold, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := hold.NewUpdate().Table("oauth_tokens").Set("scope = scope").Where("hash = ?", "rt").Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		waiting := func(n int) {
+			t.Helper()
+			for range 500 {
+				if !db.IsPostgres() {
+					time.Sleep(50 * time.Millisecond) // SQLite: one writer at a time anyway
+					return
+				}
+				var got int
+				if err := db.NewRaw("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'").Scan(ctx, &got); err != nil {
+					t.Fatal(err)
+				}
+				if got >= n {
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			t.Fatalf("fewer than %d statements waiting for the held row", n)
+		}
+		rotated, revoked := make(chan error, 1), make(chan error, 1)
+		go func() {
+			rotated <- db.RotateRefreshToken(ctx, "rt", time.Now(), newToken(code, "at2", studyloop.AccessToken), newToken(code, "rt2", studyloop.RefreshToken))
+		}()
+		waiting(1)
+		go func() {
+			_, err := db.RevokeTokenFamily(ctx, code.FamilyID, time.Now())
+			revoked <- err
+		}()
+		waiting(2)
+		if err := hold.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-rotated; err != nil && !errors.Is(err, store.ErrAlreadyUsed) {
+			t.Fatal(err)
+		}
+		if err := <-revoked; err != nil {
+			t.Fatal(err)
+		}
+		for _, hash := range []string{"at", "rt", "at2", "rt2"} {
+			tok, err := db.OAuthToken(ctx, hash)
+			if studyloop.ErrorCode(err) == studyloop.ENOTFOUND {
+				continue // the rotation lost: nothing was stored
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tok.RevokedAt.IsZero() {
+				t.Errorf("token %s is live after its family was revoked", hash)
+			}
+		}
+	})
+}
+
 func TestPruneOAuth(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
