@@ -181,3 +181,70 @@ func benchmarkRatio(b *testing.B, site http.Handler, path string, header map[str
 	b.ReportMetric(float64(baseTime.Nanoseconds())/float64(b.N), "baseline-ns/op")
 	b.ReportMetric(ratios[len(ratios)/2], "ratio")
 }
+
+// BenchmarkNegotiatedPageOverHTTP compares the two as a client sees them:
+// each handler behind its own net/http server on loopback, the same
+// keep-alive client, requests alternating in batches. It reports the
+// ratio of baseline time to site time (target: at least 0.9) as the
+// median over batches.
+func BenchmarkNegotiatedPageOverHTTP(b *testing.B) {
+	site := handleSite(newBenchSite(b))
+	for _, br := range benchRequests[:3] {
+		b.Run(br.name, func(b *testing.B) {
+			_, want := newBenchRequest(b, site, br.path, br.header, br.status)
+			siteSrv := httptest.NewServer(site)
+			defer siteSrv.Close()
+			baseSrv := httptest.NewServer(copyHandler(want.Code, want.Header(), want.Body.Bytes()))
+			defer baseSrv.Close()
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+			newReq := func(base string) *http.Request {
+				req, err := http.NewRequest(http.MethodGet, base+br.path, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for k, v := range br.header {
+					req.Header.Set(k, v)
+				}
+				return req
+			}
+			siteReq, baseReq := newReq(siteSrv.URL), newReq(baseSrv.URL)
+			buf := make([]byte, 64<<10)
+			serve := func(req *http.Request, n int) time.Duration {
+				start := time.Now()
+				for range n {
+					res, err := client.Do(req)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for {
+						if _, err := res.Body.Read(buf); err != nil {
+							break
+						}
+					}
+					res.Body.Close()
+					if res.StatusCode != br.status {
+						b.Fatalf("status %d, want %d", res.StatusCode, br.status)
+					}
+				}
+				return time.Since(start)
+			}
+			const batch = 32
+			var ratios []float64
+			var siteTime time.Duration
+			for done := 0; done < b.N; done += batch {
+				n := min(batch, b.N-done)
+				var s, c time.Duration
+				if done/batch%2 == 0 {
+					s, c = serve(siteReq, n), serve(baseReq, n)
+				} else {
+					c, s = serve(baseReq, n), serve(siteReq, n)
+				}
+				siteTime += s
+				ratios = append(ratios, float64(c)/float64(s))
+			}
+			slices.Sort(ratios)
+			b.ReportMetric(float64(siteTime.Nanoseconds())/float64(b.N), "site-ns/op")
+			b.ReportMetric(ratios[len(ratios)/2], "ratio")
+		})
+	}
+}
