@@ -114,8 +114,15 @@ func (s *Service) SignIn(ctx context.Context, email, password, ip string) (*stud
 		normalized = email
 	}
 	accountKey, ipKey := "email:"+normalized, "ip:"+ip
-	if wait := max(s.accounts.Wait(accountKey), s.ips.Wait(ipKey)); wait > 0 {
-		return nil, &ThrottledError{RetryAfter: wait}
+	accountWait, ipWait := s.accounts.Begin(accountKey), s.ips.Begin(ipKey)
+	if accountWait > 0 || ipWait > 0 {
+		if accountWait == 0 {
+			s.accounts.Done(accountKey)
+		}
+		if ipWait == 0 {
+			s.ips.Done(ipKey)
+		}
+		return nil, &ThrottledError{RetryAfter: max(accountWait, ipWait)}
 	}
 	u, err := s.users.UserByEmail(ctx, normalized)
 	switch studyloop.ErrorCode(err) {
@@ -128,6 +135,8 @@ func (s *Service) SignIn(ctx context.Context, email, password, ip string) (*stud
 		s.ips.Fail(ipKey)
 		return nil, ErrBadCredentials
 	default:
+		s.accounts.Done(accountKey)
+		s.ips.Done(ipKey)
 		return nil, err
 	}
 	if !CheckPassword(u.PasswordHash, password) {
@@ -136,6 +145,7 @@ func (s *Service) SignIn(ctx context.Context, email, password, ip string) (*stud
 		return nil, ErrBadCredentials
 	}
 	s.accounts.Reset(accountKey)
+	s.ips.Done(ipKey)
 	return u, nil
 }
 

@@ -3,7 +3,9 @@ package account_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/studyloop/studyloop/server/account"
@@ -137,6 +139,50 @@ func TestServiceSignUpAndSignIn(t *testing.T) {
 		}
 		if _, err := svc.SignIn(ctx, "fresh@example.com", "whatever password", "198.51.100.7"); !errors.As(err, &throttled) {
 			t.Fatalf("IP after repeated failures: %v, want *ThrottledError", err)
+		}
+	})
+}
+
+// TestSignInThrottleHoldsUnderConcurrency sends many wrong passwords at
+// once: no more may be checked than one after another (3 for the account,
+// 3 for the address), the rest are told to wait.
+func TestSignInThrottleHoldsUnderConcurrency(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		svc := account.NewService(db, &account.Options{AccountFailures: 3, IPFailures: 3})
+		if _, err := svc.SignUp(ctx, "target@example.com", "a long enough password"); err != nil {
+			t.Fatal(err)
+		}
+		tests := []struct {
+			name      string
+			email, ip func(i int) string
+		}{
+			{"one account from many addresses", func(int) string { return "target@example.com" }, func(i int) string { return "192.0.2." + strconv.Itoa(i+1) }},
+			{"many accounts from one address", func(i int) string { return "user" + strconv.Itoa(i) + "@example.com" }, func(int) string { return "198.51.100.9" }},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				const n = 12
+				errs := make([]error, n)
+				var wg sync.WaitGroup
+				for i := range n {
+					wg.Go(func() { _, errs[i] = svc.SignIn(ctx, tt.email(i), "wrong password!", tt.ip(i)) })
+				}
+				wg.Wait()
+				checked := 0
+				for _, err := range errs {
+					var throttled *account.ThrottledError
+					switch {
+					case errors.Is(err, account.ErrBadCredentials):
+						checked++
+					case !errors.As(err, &throttled):
+						t.Fatalf("unexpected error %v", err)
+					}
+				}
+				if checked > 3 {
+					t.Fatalf("%d of %d concurrent wrong passwords were checked, want at most 3", checked, n)
+				}
+			})
 		}
 	})
 }
