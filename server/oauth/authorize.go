@@ -98,7 +98,8 @@ func (s *Server) HandleAuthorize() http.Handler {
 			fail("invalid_request", "code_challenge_method must be S256.")
 			return
 		}
-		audience := s.cfg.MCPResource()
+		// Audiences are stored canonical, as RequireToken compares them.
+		audience := canonicalResource(s.cfg.MCPResource())
 		if q.Has("resource") {
 			audience = s.audienceFor(q.Get("resource"))
 			if audience == "" {

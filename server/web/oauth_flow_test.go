@@ -143,6 +143,28 @@ func TestOAuthFlow(t *testing.T) {
 	})
 }
 
+// TestDefaultAudienceAsBaseURLIsWritten: a token requested without a
+// resource parameter is bound to the MCP URL, and must be accepted however
+// BASE_URL spells its host (capitals, the default port).
+func TestDefaultAudienceAsBaseURLIsWritten(t *testing.T) {
+	for _, baseURL := range []string{"http://Studyloop.Example", "http://studyloop.example:80"} {
+		t.Run(baseURL, func(t *testing.T) {
+			s := startAuthServer(t, storetest.Open(t, "sqlite"), map[string]string{"BASE_URL": baseURL})
+			conf := s.oauthConfig(s.register(t, "http://127.0.0.1/callback"))
+			b := newBrowser(t, s)
+			b.signUp(t, "", "student@example.com", "a long enough password")
+			authURL, verifier := pkceAuthURL(conf, "st")
+			tok, err := conf.Exchange(context.Background(), b.approve(t, authURL).Query().Get("code"), oauth2.VerifierOption(verifier))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if status, challenge, body := s.protected(t, tok.AccessToken); status != http.StatusOK {
+				t.Fatalf("token without resource: %d %q %q, want 200", status, challenge, body)
+			}
+		})
+	}
+}
+
 // TestMetadataDocuments checks both RFC 8414 and RFC 9728 documents at
 // their two addresses, with CORS.
 func TestMetadataDocuments(t *testing.T) {
