@@ -119,7 +119,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 
 // Secure reports whether the public origin is HTTPS, so that cookies must be
 // marked Secure.
-func (c Config) Secure() bool { return strings.HasPrefix(c.BaseURL, "https://") }
+func (c Config) Secure() bool { return strings.HasPrefix(strings.ToLower(c.BaseURL), "https://") }
 
 // MCPResource is the canonical URL of the MCP protected resource.
 func (c Config) MCPResource() string { return c.BaseURL + "/mcp" }

@@ -90,6 +90,7 @@ func TestSessionCookie(t *testing.T) {
 	}{
 		{"http origin", "", "studyloop_session", false},
 		{"https origin", "https://studyloop.example", "__Host-studyloop_session", true},
+		{"https origin in capitals", "HTTPS://studyloop.example", "__Host-studyloop_session", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
