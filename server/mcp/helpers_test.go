@@ -23,6 +23,9 @@ import (
 // against the built site reads the real one from the server card.
 var testInfo = mcp.ServerInfo{Name: "io.github.studyloop/studyloop", Title: "Studyloop", Version: "1.0.0", WebsiteURL: "https://studyloop.example/"}
 
+// The real storage is what the tools need.
+var _ mcp.Store = (*store.DB)(nil)
+
 // env is a running /mcp endpoint over a real database, with two students.
 type env struct {
 	url        string

@@ -25,7 +25,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -52,7 +51,7 @@ const MaxBodyBytes = 4 << 20
 type Store interface {
 	CreateStudy(ctx context.Context, userID int64, title, text string) (studyloop.Study, error)
 	GetStudy(ctx context.Context, userID int64, id string) (studyloop.Study, error)
-	ListStudies(ctx context.Context, userID int64, p store.ListStudiesParams) ([]studyloop.Study, string, error)
+	ListStudies(ctx context.Context, userID int64, p studyloop.ListStudiesParams) ([]studyloop.Study, string, error)
 	StudyMastery(ctx context.Context, userID int64, studyID string, now time.Time) (studyloop.StudyMastery, error)
 	MasterySummary(ctx context.Context, userID int64, now time.Time) (studyloop.MasterySummary, error)
 }
@@ -133,9 +132,6 @@ const instructions = `Studyloop turns study material into spaced-repetition prac
 
 // supportedVersion reports whether v is one of ProtocolVersions.
 func supportedVersion(v string) bool { return slices.Contains(ProtocolVersions, v) }
-
-// Compile-time check that the real storage is what the tools need.
-var _ Store = (*store.DB)(nil)
 
 // handle answers one decoded request of the given user.
 func (s *Server) handle(ctx context.Context, userID int64, req *request) (any, *rpcError) {

@@ -19,7 +19,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -174,7 +173,7 @@ func (s *Server) newTools() ([]*tool, error) {
 			tune: func(in, out *jsonschema.Schema) {
 				in.Properties["status"].Enum = statusEnum()
 				in.Properties["limit"].Minimum = new(1.0)
-				in.Properties["limit"].Maximum = new(float64(store.MaxStudyListLimit))
+				in.Properties["limit"].Maximum = new(float64(studyloop.MaxStudyListLimit))
 				in.Properties["cursor"].MaxLength = new(maxCursorChars)
 				out.Properties["studies"].Items.Properties["status"].Enum = statusEnum()
 			},
@@ -391,7 +390,7 @@ func (s *Server) listStudies(ctx context.Context, userID int64, args json.RawMes
 	if err != nil {
 		return nil, err
 	}
-	studies, next, err := s.store.ListStudies(ctx, userID, store.ListStudiesParams{
+	studies, next, err := s.store.ListStudies(ctx, userID, studyloop.ListStudiesParams{
 		Status: studyloop.StudyStatus(in.Status),
 		Limit:  in.Limit,
 		Cursor: in.Cursor,

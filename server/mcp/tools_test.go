@@ -61,7 +61,7 @@ type masteryOut struct {
 
 func countStudies(tb testing.TB, db *store.DB, userID int64) int {
 	tb.Helper()
-	studies, _, err := db.ListStudies(context.Background(), userID, store.ListStudiesParams{Limit: store.MaxStudyListLimit})
+	studies, _, err := db.ListStudies(context.Background(), userID, studyloop.ListStudiesParams{Limit: studyloop.MaxStudyListLimit})
 	if err != nil {
 		tb.Fatal(err)
 	}

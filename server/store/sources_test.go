@@ -107,7 +107,7 @@ func TestUploadStudyRefusals(t *testing.T) {
 				t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
 			}
 		}
-		if list, _, err := db.ListStudies(ctx, user, store.ListStudiesParams{}); err != nil || len(list) != 0 {
+		if list, _, err := db.ListStudies(ctx, user, studyloop.ListStudiesParams{}); err != nil || len(list) != 0 {
 			t.Fatalf("refused uploads stored %d studies (err %v)", len(list), err)
 		}
 

@@ -23,12 +23,6 @@ import (
 // worker died or hung) ends failed instead of being claimed again.
 const MaxStudyAttempts = 3
 
-// Listing limits for ListStudies.
-const (
-	DefaultStudyListLimit = 20
-	MaxStudyListLimit     = 100
-)
-
 // ErrLeaseLost is returned by CompleteStudy, FailStudy, ExtendLease and
 // ReleaseStudy when the caller no longer holds the study's lease: another
 // worker claimed it after the lease ran out, or it is no longer processing.
@@ -51,13 +45,6 @@ type Claim struct {
 	Text       string
 	Attempt    int       // 1 on the first claim of the study
 	LeaseUntil time.Time // when another worker may take the study over
-}
-
-// ListStudiesParams selects a page of a user's studies.
-type ListStudiesParams struct {
-	Status studyloop.StudyStatus // "" for every status
-	Limit  int                   // 1 to MaxStudyListLimit; 0 means DefaultStudyListLimit
-	Cursor string                // "" for the first page, else a next cursor from ListStudies
 }
 
 // studyRow is a studies row without its text, which only workers read.
@@ -190,13 +177,13 @@ func studyNotFound(id string) error {
 // cursor of the next page ("" when this is the last). Paging is a keyset on
 // (created_at, id), so studies created while a client pages through do not
 // shift or repeat the pages after the first. Bad parameters return EINVALID.
-func (db *DB) ListStudies(ctx context.Context, userID int64, p ListStudiesParams) (studies []studyloop.Study, next string, err error) {
+func (db *DB) ListStudies(ctx context.Context, userID int64, p studyloop.ListStudiesParams) (studies []studyloop.Study, next string, err error) {
 	limit := p.Limit
 	switch {
 	case limit == 0:
-		limit = DefaultStudyListLimit
-	case limit < 1 || limit > MaxStudyListLimit:
-		return nil, "", studyloop.Errorf(studyloop.EINVALID, "Limit %d is out of range; use 1 to %d.", p.Limit, MaxStudyListLimit)
+		limit = studyloop.DefaultStudyListLimit
+	case limit < 1 || limit > studyloop.MaxStudyListLimit:
+		return nil, "", studyloop.Errorf(studyloop.EINVALID, "Limit %d is out of range; use 1 to %d.", p.Limit, studyloop.MaxStudyListLimit)
 	}
 	if p.Status != "" && !p.Status.Valid() {
 		return nil, "", studyloop.Errorf(studyloop.EINVALID, "Status %q is not one of uploaded, processing, ready, failed.", p.Status)

@@ -184,7 +184,7 @@ func TestStudiesArePrivate(t *testing.T) {
 		if studyloop.ErrorCode(errOther) != studyloop.ENOTFOUND || studyloop.ErrorCode(errMissing) != studyloop.ENOTFOUND {
 			t.Fatalf("another user's study: %v; a missing one: %v; want ENOTFOUND for both", errOther, errMissing)
 		}
-		if list, next, err := db.ListStudies(ctx, bob, store.ListStudiesParams{}); err != nil || len(list) != 0 || next != "" {
+		if list, next, err := db.ListStudies(ctx, bob, studyloop.ListStudiesParams{}); err != nil || len(list) != 0 || next != "" {
 			t.Fatalf("bob lists %v %q %v, want nothing", list, next, err)
 		}
 		if _, err := db.Topics(ctx, bob, s.ID); studyloop.ErrorCode(err) != studyloop.ENOTFOUND {
@@ -193,7 +193,7 @@ func TestStudiesArePrivate(t *testing.T) {
 		if _, err := db.Questions(ctx, bob, s.ID); studyloop.ErrorCode(err) != studyloop.ENOTFOUND {
 			t.Fatalf("bob reads questions: %v, want ENOTFOUND", err)
 		}
-		if list, _, err := db.ListStudies(ctx, alice, store.ListStudiesParams{}); err != nil || len(list) != 1 || list[0].ID != s.ID {
+		if list, _, err := db.ListStudies(ctx, alice, studyloop.ListStudiesParams{}); err != nil || len(list) != 1 || list[0].ID != s.ID {
 			t.Fatalf("alice lists %v %v, want her study", list, err)
 		}
 		if q, err := db.Questions(ctx, alice, s.ID); err != nil || len(q) != 3 {
@@ -219,7 +219,7 @@ func TestListStudiesPagesStayCorrectWhileStudiesAreCreated(t *testing.T) {
 			pages  int
 		)
 		for {
-			page, next, err := db.ListStudies(ctx, alice, store.ListStudiesParams{Limit: 10, Cursor: cursor})
+			page, next, err := db.ListStudies(ctx, alice, studyloop.ListStudiesParams{Limit: 10, Cursor: cursor})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -270,7 +270,7 @@ func TestListStudiesFiltersAndLimits(t *testing.T) {
 		for range 4 {
 			processing[mustClaim(t, db, "w", time.Minute).Study.ID] = true
 		}
-		list, next, err := db.ListStudies(ctx, user, store.ListStudiesParams{Status: studyloop.StatusProcessing})
+		list, next, err := db.ListStudies(ctx, user, studyloop.ListStudiesParams{Status: studyloop.StatusProcessing})
 		if err != nil || len(list) != 4 || next != "" {
 			t.Fatalf("processing: %d studies, next %q, %v; want 4 and no next page", len(list), next, err)
 		}
@@ -279,17 +279,17 @@ func TestListStudiesFiltersAndLimits(t *testing.T) {
 				t.Fatalf("listed %s (%s), not one of the claimed studies", s.ID, s.Status)
 			}
 		}
-		if list, _, err := db.ListStudies(ctx, user, store.ListStudiesParams{Status: studyloop.StatusUploaded, Limit: 100}); err != nil || len(list) != 26 {
+		if list, _, err := db.ListStudies(ctx, user, studyloop.ListStudiesParams{Status: studyloop.StatusUploaded, Limit: 100}); err != nil || len(list) != 26 {
 			t.Fatalf("uploaded: %d, %v; want 26", len(list), err)
 		}
-		if list, next, err := db.ListStudies(ctx, user, store.ListStudiesParams{}); err != nil || len(list) != store.DefaultStudyListLimit || next == "" {
-			t.Fatalf("default limit: %d studies, next %q, %v; want %d and a next page", len(list), next, err, store.DefaultStudyListLimit)
+		if list, next, err := db.ListStudies(ctx, user, studyloop.ListStudiesParams{}); err != nil || len(list) != studyloop.DefaultStudyListLimit || next == "" {
+			t.Fatalf("default limit: %d studies, next %q, %v; want %d and a next page", len(list), next, err, studyloop.DefaultStudyListLimit)
 		}
-		if list, next, err := db.ListStudies(ctx, user, store.ListStudiesParams{Limit: 30}); err != nil || len(list) != 30 || next != "" {
+		if list, next, err := db.ListStudies(ctx, user, studyloop.ListStudiesParams{Limit: 30}); err != nil || len(list) != 30 || next != "" {
 			t.Fatalf("exact fit: %d studies, next %q, %v; want 30 and no next page", len(list), next, err)
 		}
-		bad := []store.ListStudiesParams{
-			{Limit: -1}, {Limit: store.MaxStudyListLimit + 1},
+		bad := []studyloop.ListStudiesParams{
+			{Limit: -1}, {Limit: studyloop.MaxStudyListLimit + 1},
 			{Status: "done"},
 			{Cursor: "not a cursor"}, {Cursor: "MTIzNDU"}, // base64 of "12345": no id
 		}

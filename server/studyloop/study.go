@@ -19,6 +19,19 @@ type Study struct {
 	QuestionCount int
 }
 
+// Limits of one page of a user's studies.
+const (
+	DefaultStudyListLimit = 20
+	MaxStudyListLimit     = 100
+)
+
+// ListStudiesParams selects a page of a user's studies, newest first.
+type ListStudiesParams struct {
+	Status StudyStatus // "" for every status
+	Limit  int         // 1 to MaxStudyListLimit; 0 means DefaultStudyListLimit
+	Cursor string      // "" for the first page, else the next cursor of the page before
+}
+
 // QuestionType is the kind of a practice question.
 type QuestionType string
 

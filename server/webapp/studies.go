@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/studyloop"
 	"github.com/studyloop/studyloop/templates"
 )
@@ -36,7 +35,7 @@ func (a *App) renderHome(w http.ResponseWriter, r *http.Request, status int, for
 		a.fail(w, r, err)
 		return
 	}
-	studies, next, err := a.db.ListStudies(ctx, user, store.ListStudiesParams{Limit: studiesPerPage, Cursor: r.URL.Query().Get("cursor")})
+	studies, next, err := a.db.ListStudies(ctx, user, studyloop.ListStudiesParams{Limit: studiesPerPage, Cursor: r.URL.Query().Get("cursor")})
 	if err != nil {
 		a.fail(w, r, err)
 		return

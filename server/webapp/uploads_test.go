@@ -197,7 +197,7 @@ func TestUploadFormsRefuseBadFiles(t *testing.T) {
 	if p := alice.upload("/app/studies/pdf", nil, formFile{"pdf", "a.pdf", pdf}); p.status != http.StatusForbidden {
 		t.Fatalf("upload without CSRF token: %d, want 403", p.status)
 	}
-	if list, _, err := db.ListStudies(context.Background(), alice.id, store.ListStudiesParams{}); err != nil || len(list) != 0 {
+	if list, _, err := db.ListStudies(context.Background(), alice.id, studyloop.ListStudiesParams{}); err != nil || len(list) != 0 {
 		t.Fatalf("refused uploads stored %d studies (%v)", len(list), err)
 	}
 }

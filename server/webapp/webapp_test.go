@@ -241,7 +241,7 @@ func TestCreateStudyFromTheForm(t *testing.T) {
 				}
 			})
 		}
-		list, _, err := db.ListStudies(context.Background(), alice.id, store.ListStudiesParams{})
+		list, _, err := db.ListStudies(context.Background(), alice.id, studyloop.ListStudiesParams{})
 		if err != nil || len(list) != 0 || e.notified.Load() != 0 {
 			t.Fatalf("rejected forms stored %d studies (err %v), notified %d", len(list), err, e.notified.Load())
 		}

@@ -380,8 +380,8 @@ func TestTwoPoolsOnOneDatabaseProcessEachStudyOnce(t *testing.T) {
 				byA, byB = byA+a, byB+b
 			}
 			t.Logf("%d studies: %d by pool A, %d by pool B", studies, byA, byB)
-			ready, _, err := dbB.ListStudies(ctx, user, store.ListStudiesParams{Status: studyloop.StatusReady, Limit: store.MaxStudyListLimit})
-			if err != nil || len(ready) != store.MaxStudyListLimit {
+			ready, _, err := dbB.ListStudies(ctx, user, studyloop.ListStudiesParams{Status: studyloop.StatusReady, Limit: studyloop.MaxStudyListLimit})
+			if err != nil || len(ready) != studyloop.MaxStudyListLimit {
 				t.Fatalf("listed %d ready studies, %v", len(ready), err)
 			}
 		})
