@@ -20,8 +20,10 @@ func checkRedirectURI(raw string) string {
 	if raw == "" || len(raw) > maxRedirectURIBytes {
 		return "each redirect URI must be a non-empty string of at most 2000 bytes"
 	}
-	if strings.ContainsFunc(raw, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
-		return "redirect URIs may not contain spaces or control characters"
+	// URIs are ASCII (RFC 3986); a non-ASCII host could pass for another
+	// on the consent page, bidi controls could reorder what it shows.
+	if strings.ContainsFunc(raw, func(r rune) bool { return r <= ' ' || r >= 0x7f }) {
+		return "redirect URIs may not contain spaces, control or non-ASCII characters (write international host names in their xn-- form)"
 	}
 	if strings.Contains(raw, "#") {
 		return "redirect URIs may not contain a fragment"

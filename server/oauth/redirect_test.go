@@ -33,6 +33,9 @@ func TestCheckRedirectURI(t *testing.T) {
 		{"https:///path-only", false},                                // no host
 		{"https://app.example/c b", false},                           // space
 		{"https://app.example/cb\n", false},                          // control character
+		{"https://\u0430pp.example/cb", false},                       // Cyrillic a: a lookalike host on the consent page
+		{"https://app.example/\u202ebc", false},                      // bidi override in the path
+		{"https://xn--pp-8kc.example/cb", true},                      // an international host in its ASCII (xn--) form
 		{"", false},                                                  // empty
 		{"https://app.example/" + string(make([]byte, 2001)), false}, // too long
 	}

@@ -34,6 +34,7 @@ func TestRegisterRejects(t *testing.T) {
 			{"remote http redirect", jsonType, `{"redirect_uris":["http://agent.example/cb"]}`, 400, "invalid_redirect_uri"},
 			{"private-network http redirect", jsonType, `{"redirect_uris":["http://192.168.1.5/cb"]}`, 400, "invalid_redirect_uri"},
 			{"loopback lookalike host", jsonType, `{"redirect_uris":["http://127.0.0.1.evil.example/cb"]}`, 400, "invalid_redirect_uri"},
+			{"non-ASCII lookalike host", jsonType, `{"redirect_uris":["https://\u0430gent.example/cb"]}`, 400, "invalid_redirect_uri"},
 			{"relative redirect", jsonType, `{"redirect_uris":["/cb"]}`, 400, "invalid_redirect_uri"},
 			{"redirect with fragment", jsonType, `{"redirect_uris":["https://a.example/cb#x"]}`, 400, "invalid_redirect_uri"},
 			{"redirect with user info", jsonType, `{"redirect_uris":["https://me@a.example/cb"]}`, 400, "invalid_redirect_uri"},
