@@ -215,6 +215,17 @@ func TestPathological(t *testing.T) {
 		{"only code", "```\n" + repeat("x := 1 // code is not prose.\n", 1000) + "```\n"},
 		{"punctuation", repeat("!?.,;: ", 10000)},
 		{"emphasis soup", repeat("**_`[x](y)`_** ", 5000)},
+		// Inputs on which goldmark alone takes super-linear time (CommonMark's
+		// pathological cases): chunking and the plain-text fallback keep
+		// each linear.
+		{"150k nested list markers", repeat("- ", 150_000) + "The item is deep."},
+		{"150k nested block quotes", repeat("> ", 150_000) + "The quote is deep."},
+		{"nested brackets", repeat("[", 150_000) + "a" + repeat("]", 150_000)},
+		{"unclosed links", repeat("[a](b", 80_000)},
+		{"emphasis closers in threes", "a**b" + repeat("c* ", 130_000)},
+		{"unclosed links on short lines", repeat(repeat("[a](b", 1000)+"\n", 80)},
+		{"50k link reference definitions", repeat("[a]: b\n", 50_000)},
+		{"1000-column table", "|" + repeat("a|", 1000) + "\n|" + repeat("-|", 1000) + "\n" + repeat("|"+repeat("a|", 1000)+"\n", 180)},
 	}
 	g := mustOffline(t)
 	for _, tt := range tests {

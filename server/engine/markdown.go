@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"unicode"
@@ -57,12 +58,27 @@ type fact struct {
 var markdownParser = goldmark.New(goldmark.WithExtensions(extension.Table, extension.DefinitionList)).Parser()
 
 // parseMarkdown splits source into sections of blocks and facts.
+//
+// goldmark's running time grows faster than linearly on some inputs (deep
+// nesting, long runs of unclosed brackets or emphasis), so the source is
+// parsed in chunks cut at blank lines, and chunks that look pathological
+// are read as plain paragraphs instead.
 func parseMarkdown(ctx context.Context, source []byte) ([]*section, error) {
-	root := markdownParser.Parse(text.NewReader(source))
 	w := &walker{ctx: ctx, source: source, current: &section{}}
 	w.sections = []*section{w.current}
-	if err := w.blockChildren(root, 0); err != nil {
-		return nil, err
+	for _, c := range chunks(source) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if c.plain {
+			w.plainParagraphs(c.start, c.end)
+			continue
+		}
+		w.base = c.start
+		root := markdownParser.Parse(text.NewReader(source[c.start:c.end]))
+		if err := w.blockChildren(root, 0); err != nil {
+			return nil, err
+		}
 	}
 	for i, s := range w.sections {
 		if i+1 < len(w.sections) {
@@ -77,6 +93,7 @@ func parseMarkdown(ctx context.Context, source []byte) ([]*section, error) {
 type walker struct {
 	ctx      context.Context
 	source   []byte
+	base     int // offset of the chunk being walked within source
 	sections []*section
 	current  *section
 	groups   int
@@ -253,9 +270,9 @@ func (w *walker) inlineInto(b *plainBuilder, n ast.Node) {
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 		switch c := c.(type) {
 		case *ast.Text:
-			b.addSource(w.source, c.Segment.Start, c.Segment.Stop)
+			b.addSource(w.source, w.base+c.Segment.Start, w.base+c.Segment.Stop)
 			if c.SoftLineBreak() || c.HardLineBreak() {
-				b.space(c.Segment.Stop)
+				b.space(w.base + c.Segment.Stop)
 			}
 		case *ast.String:
 			b.addVirtual(string(c.Value), b.lastSource())
@@ -273,6 +290,113 @@ func (w *walker) inlineInto(b *plainBuilder, n ast.Node) {
 			w.inlineInto(b, c)
 		}
 	}
+}
+
+// plainParagraphs files source[start:end] as paragraphs split at blank
+// lines, without reading any markdown in them.
+func (w *walker) plainParagraphs(start, end int) {
+	for start < end {
+		stop := bytes.Index(w.source[start:end], []byte("\n\n"))
+		if stop < 0 {
+			stop = end
+		} else {
+			stop += start
+		}
+		var b plainBuilder
+		b.addVerbatim(w.source, start, stop)
+		if p := b.build(); strings.TrimSpace(p.text) != "" {
+			w.current.blocks = append(w.current.blocks, &block{p: p})
+		}
+		start = stop + 2
+	}
+}
+
+// Chunking limits. A chunk ends at the first blank line (outside a fenced
+// code block) after chunkSoftLimit bytes, and at any line after
+// chunkHardLimit bytes. A chunk with a line longer than maxMarkdownLine
+// or nested deeper than maxMarkdownDepth is read as plain text.
+const (
+	chunkSoftLimit   = 32 << 10
+	chunkHardLimit   = 160 << 10
+	maxMarkdownLine  = 8 << 10
+	maxMarkdownDepth = 24
+)
+
+type chunk struct {
+	start, end int
+	plain      bool
+}
+
+// chunks cuts source into pieces goldmark parses in time linear in their
+// size.
+func chunks(source []byte) []chunk {
+	var out []chunk
+	cur := chunk{}
+	fence := ""
+	for pos := 0; pos < len(source); {
+		end := bytes.IndexByte(source[pos:], '\n')
+		if end < 0 {
+			end = len(source)
+		} else {
+			end += pos + 1
+		}
+		line := source[pos:end]
+		if len(line) > maxMarkdownLine || nesting(line) > maxMarkdownDepth {
+			cur.plain = true
+		}
+		trimmed := strings.TrimLeft(string(line), " ")
+		switch {
+		case fence == "" && (strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")):
+			fence = trimmed[:3]
+		case fence != "" && strings.HasPrefix(trimmed, fence):
+			fence = ""
+		}
+		blank := strings.TrimSpace(string(line)) == ""
+		size := end - cur.start
+		if (size >= chunkSoftLimit && blank && fence == "") || size >= chunkHardLimit {
+			cur.end = end
+			out = append(out, cur)
+			cur = chunk{start: end}
+			fence = ""
+		}
+		pos = end
+	}
+	if cur.start < len(source) {
+		cur.end = len(source)
+		out = append(out, cur)
+	}
+	return out
+}
+
+// nesting counts the container markers (block quotes, list bullets and
+// numbers, two-space indents) that open line.
+func nesting(line []byte) int {
+	depth, i := 0, 0
+	for i < len(line) {
+		switch {
+		case line[i] == ' ' && i+1 < len(line) && line[i+1] == ' ':
+			i += 2
+		case line[i] == '>' || ((line[i] == '-' || line[i] == '*' || line[i] == '+') && i+1 < len(line) && line[i+1] == ' '):
+			i++
+		case line[i] == ' ' || line[i] == '\t':
+			i++
+			continue
+		case line[i] >= '0' && line[i] <= '9':
+			j := i
+			for j < len(line) && j-i < 9 && line[j] >= '0' && line[j] <= '9' {
+				j++
+			}
+			if j < len(line) && (line[j] == '.' || line[j] == ')') {
+				i = j + 1
+			} else {
+				return depth
+			}
+		default:
+			return depth
+		}
+		depth++
+	}
+	return depth
 }
 
 // lineStart returns the offset of the start of the line holding offset i.

@@ -51,29 +51,107 @@ func (a *analyzer) analyze(ctx context.Context, blocks []*block) error {
 				return err
 			}
 		}
-		for _, s := range a.seg.Segment(b.p.text) {
-			sent := &sentence{text: s.Text, block: b, start: s.Start, toks: a.tok.Tokenize(s.Text)}
-			sent.lower = make([]string, len(sent.toks))
-			sent.stems = make([]int, len(sent.toks))
-			for k, t := range sent.toks {
-				lower := strings.ToLower(t.Text)
-				sent.lower[k] = lower
-				sent.stems[k] = a.stem(lower)
-				if isWord(t.Text) {
-					b.words++
-				}
-				if sent.stems[k] >= 0 {
-					b.stems = append(b.stems, sent.stems[k])
-				}
+		b.p.text = blankLongRuns(b.p.text)
+		for _, piece := range pieces(b.p.text) {
+			if err := a.sentences(ctx, b, piece[0], piece[1]); err != nil {
+				return err
 			}
-			if n := len(sent.toks); n >= 3 && n <= maxTaggedTokens {
-				a.tagger.TagTokens(sent.toks)
-				sent.tagged = true
-			}
-			b.sents = append(b.sents, sent)
 		}
 	}
 	return nil
+}
+
+// pieces cuts text at long runs of whitespace, which no sentence spans
+// and which slow prose's segmenter down, into [start, end) ranges.
+func pieces(text string) [][2]int {
+	const gap = 64
+	var out [][2]int
+	start, spaces := -1, 0
+	for i := 0; i < len(text); i++ {
+		if isSpaceByte(text[i]) {
+			spaces++
+			if spaces == gap && start >= 0 {
+				out = append(out, [2]int{start, i - gap + 1})
+				start = -1
+			}
+			continue
+		}
+		spaces = 0
+		if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		out = append(out, [2]int{start, len(text)})
+	}
+	return out
+}
+
+// sentences analyses text[start:end] of block b.
+func (a *analyzer) sentences(ctx context.Context, b *block, start, end int) error {
+	for i, s := range a.seg.Segment(b.p.text[start:end]) {
+		if i%256 == 255 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		sent := &sentence{text: s.Text, block: b, start: start + s.Start, toks: a.tok.Tokenize(s.Text)}
+		sent.lower = make([]string, len(sent.toks))
+		sent.stems = make([]int, len(sent.toks))
+		for k, t := range sent.toks {
+			lower := strings.ToLower(t.Text)
+			sent.lower[k] = lower
+			sent.stems[k] = a.stem(lower)
+			if isWord(t.Text) {
+				b.words++
+			}
+			if sent.stems[k] >= 0 {
+				b.stems = append(b.stems, sent.stems[k])
+			}
+		}
+		if n := len(sent.toks); n >= 3 && n <= maxTaggedTokens {
+			a.tagger.TagTokens(sent.toks)
+			sent.tagged = true
+		}
+		b.sents = append(b.sents, sent)
+	}
+	return nil
+}
+
+// maxTokenBytes is the longest run without whitespace that is analysed;
+// longer runs (data, not words) make prose's tokenizer slow down sharply.
+const maxTokenBytes = 128
+
+// blankLongRuns replaces every run of more than maxTokenBytes bytes without
+// whitespace by spaces of the same length, keeping offsets exact.
+func blankLongRuns(s string) string {
+	var out []byte
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && !isSpaceByte(s[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && i-start > maxTokenBytes {
+			if out == nil {
+				out = []byte(s)
+			}
+			for k := start; k < i; k++ {
+				out[k] = ' '
+			}
+		}
+		start = -1
+	}
+	if out == nil {
+		return s
+	}
+	return string(out)
+}
+
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'
 }
 
 // stem returns the interned stem id of a lower-cased word, or -1 for

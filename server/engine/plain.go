@@ -51,6 +51,21 @@ func (p *plainBuilder) addSource(source []byte, start, end int) {
 	}
 }
 
+// addVerbatim appends source[start:end] as it is, with line breaks read as
+// spaces (the same length, so offsets stay exact).
+func (p *plainBuilder) addVerbatim(source []byte, start, end int) {
+	if start >= end {
+		return
+	}
+	p.runs = append(p.runs, run{at: p.b.Len(), src: start, n: end - start, verbatim: true})
+	for _, c := range source[start:end] {
+		if c == '\n' || c == '\r' {
+			c = ' '
+		}
+		p.b.WriteByte(c)
+	}
+}
+
 // addVirtual appends s, which has no verbatim counterpart in the source, and
 // maps it to the source offset src.
 func (p *plainBuilder) addVirtual(s string, src int) {
