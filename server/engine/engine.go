@@ -41,6 +41,7 @@ import (
 	"github.com/jdkato/prose/v3/segment"
 	"github.com/jdkato/prose/v3/tag"
 	"github.com/studyloop/studyloop/server/studyloop"
+	"github.com/yuin/goldmark/parser"
 )
 
 // Options tune the offline generator. A nil *Options means the defaults.
@@ -78,6 +79,7 @@ func (o *Options) withDefaults() Options {
 // Offline is the default studyloop.Generator. It is safe for concurrent use.
 type Offline struct {
 	opts   Options
+	md     parser.Parser
 	seg    *segment.Segmenter
 	tagger *tag.Tagger
 }
@@ -95,7 +97,7 @@ func NewOffline(opts *Options) (*Offline, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Offline{opts: opts.withDefaults(), seg: seg, tagger: tagger}, nil
+	return &Offline{opts: opts.withDefaults(), md: newMarkdownParser(), seg: seg, tagger: tagger}, nil
 }
 
 // Generate extracts the topics of text and the questions about them. It
@@ -105,7 +107,7 @@ func (g *Offline) Generate(ctx context.Context, title, text string) (studyloop.E
 	if err := ctx.Err(); err != nil {
 		return studyloop.Extraction{}, err
 	}
-	sections, err := parseMarkdown(ctx, []byte(text))
+	sections, err := parseMarkdown(ctx, g.md, []byte(text))
 	if err != nil {
 		return studyloop.Extraction{}, err
 	}

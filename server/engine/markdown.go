@@ -12,6 +12,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	extast "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 )
 
@@ -54,8 +55,11 @@ type fact struct {
 	group int // facts of one list, definition list or table column share a group
 }
 
-// markdownParser parses with the Table and DefinitionList extensions.
-var markdownParser = goldmark.New(goldmark.WithExtensions(extension.Table, extension.DefinitionList)).Parser()
+// newMarkdownParser returns a goldmark parser with the Table and
+// DefinitionList extensions. It is safe for concurrent use.
+func newMarkdownParser() parser.Parser {
+	return goldmark.New(goldmark.WithExtensions(extension.Table, extension.DefinitionList)).Parser()
+}
 
 // parseMarkdown splits source into sections of blocks and facts.
 //
@@ -63,7 +67,7 @@ var markdownParser = goldmark.New(goldmark.WithExtensions(extension.Table, exten
 // nesting, long runs of unclosed brackets or emphasis), so the source is
 // parsed in chunks cut at blank lines, and chunks that look pathological
 // are read as plain paragraphs instead.
-func parseMarkdown(ctx context.Context, source []byte) ([]*section, error) {
+func parseMarkdown(ctx context.Context, md parser.Parser, source []byte) ([]*section, error) {
 	w := &walker{ctx: ctx, source: source, current: &section{}}
 	w.sections = []*section{w.current}
 	for _, c := range chunks(source) {
@@ -75,7 +79,7 @@ func parseMarkdown(ctx context.Context, source []byte) ([]*section, error) {
 			continue
 		}
 		w.base = c.start
-		root := markdownParser.Parse(text.NewReader(source[c.start:c.end]))
+		root := md.Parse(text.NewReader(source[c.start:c.end]))
 		if err := w.blockChildren(root, 0); err != nil {
 			return nil, err
 		}
