@@ -32,14 +32,11 @@ import (
 // The server card lists exactly these; New refuses a card that does not.
 var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
 
-// Version negotiation constants (spec 2025-11-25, basic/transports.mdx
-// "Protocol Version Header" and basic/lifecycle.mdx "Version Negotiation").
-const (
-	// latestVersion answers an initialize asking for a version not spoken.
-	latestVersion = "2025-11-25"
-	// defaultHeaderVersion is assumed when MCP-Protocol-Version is absent.
-	defaultHeaderVersion = "2025-03-26"
-)
+// latestVersion answers an initialize asking for a version not spoken (spec
+// 2025-11-25, basic/lifecycle.mdx "Version Negotiation"). A request without
+// an MCP-Protocol-Version header is taken as 2025-03-26, which every tool
+// serves alike (basic/transports.mdx "Protocol Version Header").
+const latestVersion = "2025-11-25"
 
 // MaxBodyBytes is the largest POST body accepted (larger ones get 413). A
 // 400,000-character study text fits even with every character escaped.
@@ -128,7 +125,7 @@ const instructions = `Studyloop turns study material into spaced-repetition prac
 	`Use create_study with the student's notes (plain text or markdown, up to 400,000 characters); processing takes about a minute. ` +
 	`Poll get_study_status until the status is ready or failed, then read progress with get_mastery. ` +
 	`list_studies pages through the student's studies, newest first. ` +
-	`You can create and read only: practice happens in Studyloop's web app, mobile app or messaging bot, so point the student there to practise.`
+	`You can create and read only: practice happens in Studyloop's own apps (the web app at /app), so point the student there to practise.`
 
 // supportedVersion reports whether v is one of ProtocolVersions.
 func supportedVersion(v string) bool { return slices.Contains(ProtocolVersions, v) }
