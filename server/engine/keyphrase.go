@@ -21,6 +21,9 @@ type phrase struct {
 	words   int
 	count   int
 	score   float64
+	// initial reports that text opens its sentence, so a capital there
+	// may be only the sentence's.
+	initial bool
 }
 
 // occurrence is one place a phrase appears: tokens [from, to) of a sentence.
@@ -80,6 +83,7 @@ func keyphrases(a *analyzer, sents []*sentence) ([]phrase, map[string][]occurren
 		phrases = append(phrases, phrase{
 			text:    text,
 			stemKey: sortedKey(key),
+			initial: first.from == 0,
 			key:     key,
 			class:   phraseClass(first.sent, first.from, first.to),
 			words:   first.to - first.from,

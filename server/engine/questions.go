@@ -403,16 +403,24 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 		if len(picked) == 3 || p.class != b.class || p.key == b.key || !plainWord(p.text) {
 			return
 		}
+		// Of a like length, so the answer does not stand out.
+		if n, m := utf8.RuneCountInString(p.text), utf8.RuneCountInString(q.Answer); 2*n < m || 2*n > 3*m+4 {
+			return
+		}
+		text := p.text
+		if p.initial && !strings.HasPrefix(b.class, "name") && startsLower(q.Answer) {
+			text = lowerFirst(text)
+		}
 		k := p.stemKey
 		for _, have := range keys {
 			if k == have || containsWords(k, have) || containsWords(have, k) {
 				return
 			}
 		}
-		if index.leaks(p.text) {
+		if index.leaks(text) {
 			return
 		}
-		picked = append(picked, p.text)
+		picked = append(picked, text)
 		keys = append(keys, k)
 	}
 	for _, p := range u.phrases {
@@ -506,6 +514,11 @@ func lowerFirst(s string) string {
 		return s
 	}
 	return string(unicode.ToLower(r)) + s[n:]
+}
+
+func startsLower(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLower(r)
 }
 
 func equalWords(a, b []string) bool {
