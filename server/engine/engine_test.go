@@ -302,3 +302,40 @@ func FuzzGenerate(f *testing.F) {
 		}
 	})
 }
+
+// TestLongSectionsSplitIntoSubtopics checks that a heading over too much
+// text keeps its title and gains subtopics cut by cohesion, each inside
+// its parent's span.
+func TestLongSectionsSplitIntoSubtopics(t *testing.T) {
+	body, err := os.ReadFile(filepath.Join("testdata", "handout.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "# Earth science\n\n" + string(body) + "\n# Short note\n\nThe Moon is the only natural satellite of the Earth.\n"
+	g, err := NewOffline(&Options{MaxTopicWords: 200, MinTopicWords: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := generate(t, g, text)
+	if ex.Topics[0].Title != "Earth science" || ex.Topics[0].Parent != -1 {
+		t.Fatalf("first topic %+v, want the heading at top level", ex.Topics[0])
+	}
+	children := 0
+	for i, tp := range ex.Topics {
+		if tp.Parent != 0 {
+			continue
+		}
+		children++
+		parent := ex.Topics[0].Span
+		if tp.Span.Start < parent.Start || tp.Span.End > parent.End {
+			t.Errorf("subtopic %d %q span %v outside its parent's %v", i, tp.Title, tp.Span, parent)
+		}
+	}
+	if children < 2 {
+		t.Errorf("%d subtopics under the long section, want at least 2: %+v", children, ex.Topics)
+	}
+	last := ex.Topics[len(ex.Topics)-1]
+	if last.Title != "Short note" || last.Parent != -1 {
+		t.Errorf("last topic %+v, want the short section at top level", last)
+	}
+}
