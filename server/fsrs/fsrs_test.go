@@ -343,3 +343,42 @@ func BenchmarkNext(b *testing.B) {
 		}
 	}
 }
+
+// The forgetting curve is computed through exp and log rather than
+// math.Pow; it must agree with the formula as math.Pow evaluates it, to the
+// last bit for the default decay and within a few units of rounding for
+// others.
+func TestForgettingCurveAgreesWithPow(t *testing.T) {
+	for _, w20 := range []float64{0.1, DefaultWeights[20], 0.5, 0.8} {
+		w := DefaultWeights
+		w[20] = w20
+		s, err := NewScheduler(&Options{Weights: &w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, stability := range []float64{0.001, 0.4, 2.3065, 30, 36500} {
+			for _, days := range []float64{0, 1.0 / 1440, 0.5, 7, 365, 1e5} {
+				got := s.forgettingCurve(days, stability)
+				want := math.Pow(1+s.factor*days/stability, -w20)
+				if w20 == DefaultWeights[20] && got != want || !near(got, want, want*1e-14) {
+					t.Errorf("w20=%v S=%v t=%v: %v, math.Pow gives %v", w20, stability, days, got, want)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkRetrievability measures one recall probability, which mastery
+// computes for every answered question on every read.
+func BenchmarkRetrievability(b *testing.B) {
+	s := Default()
+	c := Card{State: Review, Stability: 12.5, LastReview: t0}
+	at := t0.Add(9 * day)
+	var sum float64
+	for b.Loop() {
+		sum += s.Retrievability(c, at)
+	}
+	if sum < 0 {
+		b.Fatal(sum)
+	}
+}
