@@ -16,7 +16,13 @@ import (
 // card for a question never answered), at time now. Attempts is left 0:
 // answers are counted from the review log.
 func Cards(s *fsrs.Scheduler, cards []fsrs.Card, now time.Time) studyloop.MasteryFigures {
-	var f studyloop.MasteryFigures
+	return CardsAndNew(s, cards, 0, now)
+}
+
+// CardsAndNew is Cards of the given cards and unanswered more questions
+// never answered, without building their zero cards.
+func CardsAndNew(s *fsrs.Scheduler, cards []fsrs.Card, unanswered int, now time.Time) studyloop.MasteryFigures {
+	f := studyloop.MasteryFigures{Questions: unanswered, New: unanswered}
 	var sum float64
 	horizon := now.Add(studyloop.MasteryHorizon)
 	for _, c := range cards {

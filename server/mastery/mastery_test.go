@@ -2,6 +2,8 @@ package mastery
 
 import (
 	"math"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -158,6 +160,32 @@ func TestStreak(t *testing.T) {
 			}
 			if s.Current != tt.current || s.Best != tt.best {
 				t.Errorf("streak=%+v, want current %d best %d", s, tt.current, tt.best)
+			}
+		})
+	}
+}
+
+func TestCardsAndNew(t *testing.T) {
+	s := fsrs.Default()
+	answered := []fsrs.Card{
+		reviewCard(10, now.Add(-3*day), now.Add(7*day)),
+		reviewCard(4, now.Add(-2*day), now.Add(-day)),
+		{State: fsrs.Learning, Stability: 2.3065, LastReview: now.Add(-5 * time.Minute), Due: now.Add(5 * time.Minute)},
+	}
+	for _, tt := range []struct {
+		name       string
+		cards      []fsrs.Card
+		unanswered int
+	}{
+		{"nothing", nil, 0},
+		{"only unanswered", nil, 4},
+		{"only answered", answered, 0},
+		{"both", answered, 17},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			padded := append(slices.Clone(tt.cards), make([]fsrs.Card, tt.unanswered)...)
+			if got, want := CardsAndNew(s, tt.cards, tt.unanswered, now), Cards(s, padded, now); !reflect.DeepEqual(got, want) {
+				t.Errorf("CardsAndNew %+v\nwant Cards of the padded set %+v", got, want)
 			}
 		})
 	}
