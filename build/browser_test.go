@@ -1,48 +1,15 @@
 package build
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-)
 
-// browser starts headless Chromium for one test, or skips the test when
-// Chromium is not installed (fails when CI is set).
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	var path string
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			path = p
-			break
-		}
-	}
-	if path == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("Chromium is not installed (apt-get install chromium)")
-		}
-		t.Skip("Chromium is not installed (apt-get install chromium)")
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.NoSandbox, // tests may run as root
-		chromedp.Flag("disable-dev-shm-usage", true),
-	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(allocCtx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 120*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting Chromium: %v", err)
-	}
-	return ctx
-}
+	"github.com/studyloop/studyloop/internal/browsertest"
+)
 
 // TestPagesLookRightInABrowser renders every page, English and German, in
 // headless Chromium at a phone and a desktop width and checks what a reader
@@ -51,7 +18,7 @@ func browser(t *testing.T) context.Context {
 func TestPagesLookRightInABrowser(t *testing.T) {
 	srv := httptest.NewServer(http.FileServerFS(site(t)))
 	t.Cleanup(srv.Close)
-	ctx := browser(t)
+	ctx := browsertest.New(t, 2*time.Minute)
 
 	type pageState struct {
 		Styled       bool     `json:"styled"`

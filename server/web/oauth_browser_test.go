@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -14,24 +12,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"golang.org/x/oauth2"
 
+	"github.com/studyloop/studyloop/internal/browsertest"
 	"github.com/studyloop/studyloop/server/store/storetest"
 )
-
-// chromiumPath finds Debian's Chromium; without it the test is skipped,
-// or fails when CI is set.
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("Chromium is required in CI (apt-get install -y chromium)")
-	}
-	t.Skip("Chromium is not installed (apt-get install -y chromium)")
-	return ""
-}
 
 // TestOAuthInChromium has a real browser sign up, sign out, start an
 // authorization, sign in on the real pages and approve; the client's
@@ -40,7 +23,6 @@ func TestOAuthInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
-	execPath := chromiumPath(t)
 	s := startAuthServer(t, storetest.Open(t, "sqlite"), nil)
 
 	// The client: registered for http://127.0.0.1/callback, listening on
@@ -61,23 +43,7 @@ func TestOAuthInChromium(t *testing.T) {
 	conf.RedirectURL = client.URL + "/callback"
 	authURL, verifier := pkceAuthURL(conf, "chromium-state")
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(execPath),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelTimeout()
+	ctx := browsertest.New(t, 90*time.Second)
 
 	const email, password = "chromium@example.com", "a password typed in Chromium"
 	step := func(name string, actions ...chromedp.Action[chromedp.Void]) {

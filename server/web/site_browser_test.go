@@ -1,47 +1,14 @@
 package web
 
 import (
-	"context"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-)
 
-// newBrowser starts headless Chromium for one test, or skips the test when
-// Chromium is not installed (fails under CI).
-func newBrowser(t *testing.T) context.Context {
-	t.Helper()
-	var path string
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			path = p
-			break
-		}
-	}
-	if path == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("Chromium is not installed (apt-get install chromium)")
-		}
-		t.Skip("Chromium is not installed (apt-get install chromium); skipping the browser test")
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.NoSandbox, // tests may run as root
-		chromedp.Flag("disable-dev-shm-usage", true),
-	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(allocCtx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting Chromium: %v", err)
-	}
-	return ctx
-}
+	"github.com/studyloop/studyloop/internal/browsertest"
+)
 
 // TestPagesLoadInABrowser opens every content page, English and German, in
 // headless Chromium and checks what a person would see go wrong: a style
@@ -50,7 +17,7 @@ func newBrowser(t *testing.T) context.Context {
 // missing pointer to the markdown twin.
 func TestPagesLoadInABrowser(t *testing.T) {
 	srv := newTestServer(t)
-	ctx := newBrowser(t)
+	ctx := browsertest.New(t, 90*time.Second)
 	type pageState struct {
 		Lang        string   `json:"lang"`
 		Title       string   `json:"title"`

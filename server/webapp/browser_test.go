@@ -7,8 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,8 +16,10 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/studyloop/studyloop/build"
+	"github.com/studyloop/studyloop/internal/browsertest"
 	"github.com/studyloop/studyloop/server/config"
 	"github.com/studyloop/studyloop/server/engine"
+	"github.com/studyloop/studyloop/server/extract"
 	"github.com/studyloop/studyloop/server/store/storetest"
 	"github.com/studyloop/studyloop/server/web"
 	"github.com/studyloop/studyloop/server/worker"
@@ -50,33 +50,13 @@ Isaac Newton showed with two prisms that white light is a mixture of colours.
 Red light has the longest wavelength of the visible colours, and violet light has the shortest.
 `
 
-// chromium finds a Chromium or Chrome binary. Without one the test skips,
-// or fails under CI.
-func chromium(t *testing.T) string {
+// startApp serves the whole service (web.NewServer) on loopback with a
+// worker pool and the offline generator, on a fresh SQLite database, and
+// returns its base URL. x reads uploads; nil means the default extractor.
+func startApp(t *testing.T, x *extract.Extractor) string {
 	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("no Chromium found: apt-get install chromium")
-	}
-	t.Skip("no Chromium found (apt-get install chromium); skipping the browser test")
-	return ""
-}
-
-// TestBrowserStudyPractice drives headless Chromium through the real
-// server: sign up, paste notes, wait for the study to be ready, answer
-// questions, and see the mastery rise.
-func TestBrowserStudyPractice(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test skipped in -short mode")
-	}
-	exe := chromium(t)
 	db := storetest.Open(t, "sqlite")
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -95,72 +75,79 @@ func TestBrowserStudyPractice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool := worker.New(db, gen, logger, &worker.Options{PollInterval: 200 * time.Millisecond})
+	pool := worker.New(db, gen, logger, &worker.Options{PollInterval: 200 * time.Millisecond, Extractor: x})
 	ctx, cancel := context.WithCancel(context.Background())
 	poolDone := make(chan error, 1)
 	go func() { poolDone <- pool.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-poolDone })
-
-	handler, err := web.NewServer(web.Deps{Config: cfg, Logger: logger, DB: db, Site: build.Site(), NotifyWorkers: pool.Notify})
+	handler, err := web.NewServer(web.Deps{Config: cfg, Logger: logger, DB: db, Site: build.Site(), NotifyWorkers: pool.Notify, Extractor: x})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: handler}}
 	srv.Start()
 	t.Cleanup(srv.Close)
+	return base
+}
 
-	allocCtx, allocCancel := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(exe),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	t.Cleanup(allocCancel)
-	tab, tabCancel := chromedp.NewContext(allocCtx)
-	t.Cleanup(tabCancel)
-	// The first run starts the browser and must not carry a timeout.
-	if err := chromedp.Do(tab, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("start Chromium: %v", err)
-	}
-	browser, timeout := context.WithTimeout(tab, 2*time.Minute)
-	t.Cleanup(timeout)
+// tab is a headless Chromium tab whose steps fail the test on any error.
+type tab struct {
+	t   *testing.T
+	ctx context.Context
+}
 
-	do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(browser, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
+// newTab starts Chromium (see browsertest.New) for a test that must be done
+// with it within timeout.
+func newTab(t *testing.T, timeout time.Duration) *tab {
+	t.Helper()
+	return &tab{t: t, ctx: browsertest.New(t, timeout)}
+}
+
+// do runs actions; what names the step in a failure.
+func (b *tab) do(what string, actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	if err := chromedp.Do(b.ctx, actions...); err != nil {
+		b.t.Fatalf("%s: %v", what, err)
 	}
-	// loads runs actions that make the tab load another page, and waits
-	// until that page has loaded, so that later queries never see the old one.
-	loads := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		loaded := chromedp.Events(browser, cdppage.LoadEventFired)
-		do(what, actions...)
-		for _, err := range loaded {
-			if err != nil {
-				t.Fatalf("%s: waiting for the page: %v", what, err)
-			}
-			break
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(browser, chromedp.Text(chromedp.CSS(sel)))
+}
+
+// loads runs actions that make the tab load another page, and waits until
+// that page has loaded, so that later queries never see the old one.
+func (b *tab) loads(what string, actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	loaded := chromedp.Events(b.ctx, cdppage.LoadEventFired)
+	b.do(what, actions...)
+	for _, err := range loaded {
 		if err != nil {
-			t.Fatalf("read %s: %v", sel, err)
+			b.t.Fatalf("%s: waiting for the page: %v", what, err)
 		}
-		return strings.TrimSpace(s)
+		break
 	}
+}
+
+// text returns the trimmed text of the element sel selects.
+func (b *tab) text(sel string) string {
+	b.t.Helper()
+	s, err := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		b.t.Fatalf("read %s: %v", sel, err)
+	}
+	return strings.TrimSpace(s)
+}
+
+// TestBrowserStudyPractice drives headless Chromium through the real
+// server: sign up, paste notes, wait for the study to be ready, answer
+// questions, and see the mastery rise.
+func TestBrowserStudyPractice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	browser := newTab(t, 2*time.Minute)
+	base := startApp(t, nil)
+
 	attr := func(sel, name string) string {
 		t.Helper()
-		a, err := chromedp.Run(browser, chromedp.AttributeValue(chromedp.CSS(sel), name))
+		a, err := chromedp.Run(browser.ctx, chromedp.AttributeValue(chromedp.CSS(sel), name))
 		if err != nil || !a.Exists {
 			t.Fatalf("read %s[%s]: %v (exists %v)", sel, name, err, a.Exists)
 		}
@@ -176,23 +163,23 @@ func TestBrowserStudyPractice(t *testing.T) {
 	}
 
 	// Sign up; the app's study list follows.
-	do("open sign-up", chromedp.Navigate(base+"/signup"), chromedp.WaitVisible(chromedp.ID("email")))
-	loads("sign up",
+	browser.do("open sign-up", chromedp.Navigate(base+"/signup"), chromedp.WaitVisible(chromedp.ID("email")))
+	browser.loads("sign up",
 		chromedp.SendKeys(chromedp.ID("email"), "student@example.com"),
 		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery staple"),
 		chromedp.Submit(chromedp.ID("email")),
 	)
-	if h := text("h1"); h != "Your studies" {
+	if h := browser.text("h1"); h != "Your studies" {
 		t.Fatalf("after sign-up the page says %q", h)
 	}
 
 	// Paste the notes and create the study.
-	loads("create study",
+	browser.loads("create study",
 		chromedp.SendKeys(chromedp.ID("title"), "Light"),
 		chromedp.SetValue(chromedp.ID("text"), browserNotes),
 		chromedp.Submit(chromedp.ID("text")),
 	)
-	studyURL, err := chromedp.Run(browser, chromedp.Location())
+	studyURL, err := chromedp.Run(browser.ctx, chromedp.Location())
 	if err != nil || !strings.Contains(studyURL, "/app/studies/st_") {
 		t.Fatalf("after creating, the browser is at %s (%v)", studyURL, err)
 	}
@@ -200,15 +187,15 @@ func TestBrowserStudyPractice(t *testing.T) {
 	// Wait until the study is ready (the page also refreshes by itself).
 	var status string
 	for deadline := time.Now().Add(90 * time.Second); ; {
-		do("open study", chromedp.Navigate(studyURL), chromedp.WaitVisible(chromedp.ID("study-status")))
-		status = text("#study-status")
+		browser.do("open study", chromedp.Navigate(studyURL), chromedp.WaitVisible(chromedp.ID("study-status")))
+		status = browser.text("#study-status")
 		if status == "ready" || status == "failed" || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
 	if status != "ready" {
-		t.Fatalf("study status %q: %s", status, text("main"))
+		t.Fatalf("study status %q: %s", status, browser.text("main"))
 	}
 	before := masteryPercent()
 	if before != 0 {
@@ -216,41 +203,41 @@ func TestBrowserStudyPractice(t *testing.T) {
 	}
 
 	// Answer questions: pick or type an answer, or reveal and grade.
-	loads("open practice", chromedp.Click(chromedp.ID("practise")))
+	browser.loads("open practice", chromedp.Click(chromedp.ID("practise")))
 	// Answer until every way of answering came up (the new-question
 	// bound of a day ends it otherwise).
 	kinds := map[string]int{}
 	answers := 0
 	for ; len(kinds) < 3; answers++ {
-		if done, _ := chromedp.Run(browser, chromedp.Nodes(chromedp.CSSAll("#done"), chromedp.AtLeast(0))); len(done) > 0 {
+		if done, _ := chromedp.Run(browser.ctx, chromedp.Nodes(chromedp.CSSAll("#done"), chromedp.AtLeast(0))); len(done) > 0 {
 			break
 		}
 		kind := attr("#question", "data-kind")
 		kinds[kind]++
 		switch kind {
 		case "choice":
-			do("choose", chromedp.Click(chromedp.ID("choice-0")))
-			loads("check choice", chromedp.Submit(chromedp.ID("question")))
+			browser.do("choose", chromedp.Click(chromedp.ID("choice-0")))
+			browser.loads("check choice", chromedp.Submit(chromedp.ID("question")))
 		case "typed":
-			do("type", chromedp.SendKeys(chromedp.ID("answer"), "refraction"))
-			loads("check typed answer", chromedp.Submit(chromedp.ID("question")))
+			browser.do("type", chromedp.SendKeys(chromedp.ID("answer"), "refraction"))
+			browser.loads("check typed answer", chromedp.Submit(chromedp.ID("question")))
 		case "reveal":
-			do("reveal", chromedp.Click(chromedp.CSS("#reveal summary")), chromedp.WaitVisible(chromedp.ID("revealed-answer")))
-			if text("#revealed-answer") == "" {
+			browser.do("reveal", chromedp.Click(chromedp.CSS("#reveal summary")), chromedp.WaitVisible(chromedp.ID("revealed-answer")))
+			if browser.text("#revealed-answer") == "" {
 				t.Fatal("revealed an empty answer")
 			}
-			loads("self-grade", chromedp.Click(chromedp.CSS(`button[value="good"]`)))
-			if flash := text(".flash"); !strings.HasPrefix(flash, "Recorded “Good”") {
+			browser.loads("self-grade", chromedp.Click(chromedp.CSS(`button[value="good"]`)))
+			if flash := browser.text(".flash"); !strings.HasPrefix(flash, "Recorded “Good”") {
 				t.Fatalf("after self-grading the page says %q", flash)
 			}
 		default:
 			t.Fatalf("question %d: unknown kind %q", answers, kind)
 		}
 		if kind != "reveal" {
-			if right := text("#right-answer"); right == "" {
+			if right := browser.text("#right-answer"); right == "" {
 				t.Fatal("feedback shows no right answer")
 			}
-			loads("next", chromedp.Click(chromedp.ID("next")))
+			browser.loads("next", chromedp.Click(chromedp.ID("next")))
 		}
 	}
 	t.Logf("answered %d questions: %v", answers, kinds)
@@ -259,12 +246,12 @@ func TestBrowserStudyPractice(t *testing.T) {
 	}
 
 	// The study page shows the answers and a higher mastery.
-	do("back to study", chromedp.Navigate(studyURL), chromedp.WaitVisible(chromedp.ID("study-mastery")))
+	browser.do("back to study", chromedp.Navigate(studyURL), chromedp.WaitVisible(chromedp.ID("study-mastery")))
 	after := masteryPercent()
 	if after <= before {
 		t.Fatalf("mastery after %d answers %d%%, want above %d%%", answers, after, before)
 	}
-	if body := text("main"); !strings.Contains(body, strconv.Itoa(answers)+" answers so far") {
+	if body := browser.text("main"); !strings.Contains(body, strconv.Itoa(answers)+" answers so far") {
 		t.Errorf("study page does not count %d answers: %s", answers, body)
 	}
 	t.Logf("mastery %d%% -> %d%%", before, after)

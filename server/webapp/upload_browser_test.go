@@ -1,29 +1,16 @@
 package webapp_test
 
 import (
-	"context"
-	"io"
-	"log/slog"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
-	"github.com/studyloop/studyloop/build"
-	"github.com/studyloop/studyloop/server/config"
-	"github.com/studyloop/studyloop/server/engine"
 	"github.com/studyloop/studyloop/server/extract"
 	"github.com/studyloop/studyloop/server/extract/extracttest"
-	"github.com/studyloop/studyloop/server/store/storetest"
-	"github.com/studyloop/studyloop/server/web"
-	"github.com/studyloop/studyloop/server/worker"
 )
 
 // uploadPages are the four pages of the PDF the browser uploads; the test
@@ -46,7 +33,6 @@ func TestBrowserUploadPractice(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
-	exe := chromium(t)
 	x := extract.New(nil)
 	for _, err := range []error{x.PDFAvailable(), x.OCRAvailable()} {
 		if err != nil {
@@ -69,104 +55,27 @@ func TestBrowserUploadPractice(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	db := storetest.Open(t, "sqlite")
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + ln.Addr().String()
-	cfg, err := config.FromEnv(func(k string) string {
-		if k == "BASE_URL" {
-			return base
-		}
-		return ""
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gen, err := engine.NewOffline(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := worker.New(db, gen, logger, &worker.Options{PollInterval: 200 * time.Millisecond, Extractor: x})
-	ctx, cancel := context.WithCancel(context.Background())
-	poolDone := make(chan error, 1)
-	go func() { poolDone <- pool.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-poolDone })
-	handler, err := web.NewServer(web.Deps{Config: cfg, Logger: logger, DB: db, Site: build.Site(), NotifyWorkers: pool.Notify, Extractor: x})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: handler}}
-	srv.Start()
-	t.Cleanup(srv.Close)
-
-	allocCtx, allocCancel := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(exe),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	t.Cleanup(allocCancel)
-	tab, tabCancel := chromedp.NewContext(allocCtx)
-	t.Cleanup(tabCancel)
-	if err := chromedp.Do(tab, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("start Chromium: %v", err)
-	}
-	browser, timeout := context.WithTimeout(tab, 3*time.Minute)
-	t.Cleanup(timeout)
-
-	do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(browser, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	loads := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		loaded := chromedp.Events(browser, cdppage.LoadEventFired)
-		do(what, actions...)
-		for _, err := range loaded {
-			if err != nil {
-				t.Fatalf("%s: waiting for the page: %v", what, err)
-			}
-			break
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(browser, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("read %s: %v", sel, err)
-		}
-		return strings.TrimSpace(s)
-	}
+	base := startApp(t, x)
+	browser := newTab(t, 3*time.Minute)
 	location := func() string {
 		t.Helper()
-		u, err := chromedp.Run(browser, chromedp.Location())
+		u, err := chromedp.Run(browser.ctx, chromedp.Location())
 		if err != nil || !strings.Contains(u, "/app/studies/st_") {
 			t.Fatalf("the browser is at %s (%v), not a study", u, err)
 		}
 		return u
 	}
 
-	do("open sign-up", chromedp.Navigate(base+"/signup"), chromedp.WaitVisible(chromedp.ID("email")))
-	loads("sign up",
+	browser.do("open sign-up", chromedp.Navigate(base+"/signup"), chromedp.WaitVisible(chromedp.ID("email")))
+	browser.loads("sign up",
 		chromedp.SendKeys(chromedp.ID("email"), "uploader@example.com"),
 		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery staple"),
 		chromedp.Submit(chromedp.ID("email")),
 	)
 
 	// Pages 2-3 of the PDF.
-	do("open app", chromedp.Navigate(base+"/app"), chromedp.WaitVisible(chromedp.ID("pdf")))
-	loads("upload PDF",
+	browser.do("open app", chromedp.Navigate(base+"/app"), chromedp.WaitVisible(chromedp.ID("pdf")))
+	browser.loads("upload PDF",
 		chromedp.SetUploadFiles(chromedp.ID("pdf"), []string{pdfPath}),
 		chromedp.SendKeys(chromedp.ID("pages"), "2-3"),
 		chromedp.Submit(chromedp.ID("pdf")),
@@ -174,8 +83,8 @@ func TestBrowserUploadPractice(t *testing.T) {
 	pdfStudy := location()
 
 	// The photo.
-	do("open app", chromedp.Navigate(base+"/app"), chromedp.WaitVisible(chromedp.ID("photos")))
-	loads("upload photo",
+	browser.do("open app", chromedp.Navigate(base+"/app"), chromedp.WaitVisible(chromedp.ID("photos")))
+	browser.loads("upload photo",
 		chromedp.SetUploadFiles(chromedp.ID("photos"), []string{photoPath}),
 		chromedp.Submit(chromedp.ID("photos")),
 	)
@@ -187,18 +96,18 @@ func TestBrowserUploadPractice(t *testing.T) {
 	}{{pdfStudy, []string{"Page 2", "Page 3"}}, {photoStudy, []string{"Photo 1"}}} {
 		var status string
 		for deadline := time.Now().Add(2 * time.Minute); ; {
-			do("open study", chromedp.Navigate(study.url), chromedp.WaitVisible(chromedp.ID("study-status")))
-			status = text("#study-status")
+			browser.do("open study", chromedp.Navigate(study.url), chromedp.WaitVisible(chromedp.ID("study-status")))
+			status = browser.text("#study-status")
 			if status == "ready" || status == "failed" || time.Now().After(deadline) {
 				break
 			}
 			time.Sleep(300 * time.Millisecond)
 		}
 		if status != "ready" {
-			t.Fatalf("study %s is %q: %s", study.url, status, text("main"))
+			t.Fatalf("study %s is %q: %s", study.url, status, browser.text("main"))
 		}
 		// Every topic names where it came from: only the chosen pages, or the photo.
-		from := text("#topics")
+		from := browser.text("#topics")
 		for _, want := range study.sources {
 			if !strings.Contains(from, want) {
 				t.Errorf("topics of %s do not mention %s: %s", study.url, want, from)
@@ -211,24 +120,24 @@ func TestBrowserUploadPractice(t *testing.T) {
 		}
 
 		// Practise one question.
-		loads("open practice", chromedp.Click(chromedp.ID("practise")))
-		kind, err := chromedp.Run(browser, chromedp.AttributeValue(chromedp.CSS("#question"), "data-kind"))
+		browser.loads("open practice", chromedp.Click(chromedp.ID("practise")))
+		kind, err := chromedp.Run(browser.ctx, chromedp.AttributeValue(chromedp.CSS("#question"), "data-kind"))
 		if err != nil || !kind.Exists {
 			t.Fatalf("no question to practise in %s: %v", study.url, err)
 		}
-		prompt := text("#prompt")
+		prompt := browser.text("#prompt")
 		switch kind.Value {
 		case "choice":
-			do("choose", chromedp.Click(chromedp.ID("choice-0")))
-			loads("check choice", chromedp.Submit(chromedp.ID("question")))
+			browser.do("choose", chromedp.Click(chromedp.ID("choice-0")))
+			browser.loads("check choice", chromedp.Submit(chromedp.ID("question")))
 		case "typed":
-			do("type", chromedp.SendKeys(chromedp.ID("answer"), "water"))
-			loads("check typed answer", chromedp.Submit(chromedp.ID("question")))
+			browser.do("type", chromedp.SendKeys(chromedp.ID("answer"), "water"))
+			browser.loads("check typed answer", chromedp.Submit(chromedp.ID("question")))
 		default:
-			do("reveal", chromedp.Click(chromedp.CSS("#reveal summary")), chromedp.WaitVisible(chromedp.ID("revealed-answer")))
-			loads("self-grade", chromedp.Click(chromedp.CSS(`button[value="good"]`)))
+			browser.do("reveal", chromedp.Click(chromedp.CSS("#reveal summary")), chromedp.WaitVisible(chromedp.ID("revealed-answer")))
+			browser.loads("self-grade", chromedp.Click(chromedp.CSS(`button[value="good"]`)))
 		}
-		if body := text("main"); !strings.Contains(body, "Correct.") && !strings.Contains(body, "Not quite.") && !strings.Contains(body, "Recorded") {
+		if body := browser.text("main"); !strings.Contains(body, "Correct.") && !strings.Contains(body, "Not quite.") && !strings.Contains(body, "Recorded") {
 			t.Fatalf("after answering %q the page says: %s", prompt, body)
 		}
 		t.Logf("%s: practised a %s question: %q", study.url, kind.Value, prompt)
