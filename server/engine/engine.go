@@ -195,7 +195,7 @@ func (b *builder) segments(parent int, blocks []*block, facts []fact) {
 	if len(blocks) == 0 && len(facts) == 0 {
 		return
 	}
-	starts := tile(blocks, b.opts.MinTopicWords, b.opts.MaxTopicWords, true)
+	starts := tile(blocks, b.opts.MinTopicWords, b.opts.MaxTopicWords)
 	if len(starts) == 0 {
 		starts = []int{0}
 	}

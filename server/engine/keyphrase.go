@@ -18,8 +18,6 @@ type phrase struct {
 	// stemKey is its distinct stems sorted, as stemKey(text) gives them.
 	stemKey string
 	class   string // what kind of thing it names, for choosing distractors
-	words   int
-	count   int
 	score   float64
 	// initial reports that text opens its sentence, so a capital there
 	// may be only the sentence's.
@@ -86,8 +84,6 @@ func keyphrases(a *analyzer, sents []*sentence) ([]phrase, map[string][]occurren
 			initial: first.from == 0,
 			key:     key,
 			class:   phraseClass(first.sent, first.from, first.to),
-			words:   first.to - first.from,
-			count:   len(list),
 			score:   score,
 		})
 	}

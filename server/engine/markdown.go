@@ -22,7 +22,6 @@ type section struct {
 	heading *plain
 	level   int
 	start   int // source offset where the section (its heading line) starts
-	end     int // source offset where the next heading starts, or len(source)
 	blocks  []*block
 	facts   []fact
 }
@@ -82,13 +81,6 @@ func parseMarkdown(ctx context.Context, md parser.Parser, source []byte) ([]*sec
 		root := md.Parse(text.NewReader(source[c.start:c.end]))
 		if err := w.blockChildren(root, 0); err != nil {
 			return nil, err
-		}
-	}
-	for i, s := range w.sections {
-		if i+1 < len(w.sections) {
-			s.end = w.sections[i+1].start
-		} else {
-			s.end = len(source)
 		}
 	}
 	return w.sections, nil

@@ -21,7 +21,7 @@ const (
 // tile splits blocks into topic segments of at least minWords words where
 // the text allows, and no segment above maxWords unless it is one block. It
 // returns the index of the first block of each segment, starting with 0.
-func tile(blocks []*block, minWords, maxWords int, cohesion bool) []int {
+func tile(blocks []*block, minWords, maxWords int) []int {
 	if len(blocks) == 0 {
 		return nil
 	}
@@ -37,7 +37,7 @@ func tile(blocks []*block, minWords, maxWords int, cohesion bool) []int {
 	blockDepth := make([]float64, len(blocks)) // depth at the start of each block
 	copy(blockDepth[1:], depth)
 	starts, strength := []int{0}, []float64{math.Inf(1)}
-	if cohesion && len(depth) > 0 {
+	if len(depth) > 0 {
 		mean, sd := meanSD(depth)
 		cut := mean - sd/2
 		for g, d := range depth {
