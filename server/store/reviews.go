@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -84,10 +85,11 @@ type topicProgressModel struct {
 
 // RecordAnswer schedules the user's answer to a question, rated r at now:
 // in one transaction it updates the question's card, appends the answer to
-// the review log and counts it in the topic's attempts and streaks, and it
-// returns the new card. Concurrent answers to the same question, or to
-// questions of the same topic, are applied one after the other. A question that is not
-// the user's is ENOTFOUND; an invalid rating is EINVALID.
+// the review log, counts it in the topic's attempts and streaks and moves
+// the study's progress version, and it returns the new card. Concurrent
+// answers to the same question, or to questions of the same topic, are
+// applied one after the other. A question that is not the user's is
+// ENOTFOUND; an invalid rating is EINVALID.
 func (db *DB) RecordAnswer(ctx context.Context, userID, questionID int64, r fsrs.Rating, now time.Time) (fsrs.Card, error) {
 	if !r.Valid() {
 		return fsrs.Card{}, studyloop.Errorf(studyloop.EINVALID, "Rating must be again, hard, good or easy.")
@@ -147,6 +149,12 @@ func (db *DB) RecordAnswer(ctx context.Context, userID, questionID int64, r fsrs
 		}
 		if _, err := tx.NewInsert().Model(&entry).Exec(ctx); err != nil {
 			return fmt.Errorf("store: append review log: %w", err)
+		}
+		// Last, to hold the study's row lock briefly: servers caching this
+		// study's mastery inputs see them change.
+		if _, err := tx.NewUpdate().Table("studies").Set("progress_version = progress_version + 1").
+			Where("id = ?", row.StudyID).Exec(ctx); err != nil {
+			return fmt.Errorf("store: move progress version: %w", err)
 		}
 		result = next
 		return nil
@@ -274,62 +282,174 @@ func (db *DB) PracticeQuestion(ctx context.Context, userID int64, studyID string
 	return row.practice()
 }
 
+// masteryHead is the studies row mastery needs: what it reports of the
+// study, and the progress version its inputs are cached under.
+type masteryHead struct {
+	bun.BaseModel   `bun:"table:studies"`
+	ID              string `bun:"id,pk"`
+	Title           string `bun:"title"`
+	Status          string `bun:"status"`
+	ProgressVersion int64  `bun:"progress_version"`
+}
+
 // StudyMastery returns the user's mastery of one study at now, topic by
 // topic in study order. A study that is not the user's is ENOTFOUND.
+//
+// One query checks the owner and reads the study's progress version; the
+// inputs (topics, cards, progress) come from the cache when it holds them
+// at that version, and are read otherwise. The figures are computed from
+// the inputs at now on every call.
 func (db *DB) StudyMastery(ctx context.Context, userID int64, studyID string, now time.Time) (studyloop.StudyMastery, error) {
 	now = storedTime(now)
-	study, err := db.GetStudy(ctx, userID, studyID)
+	var head masteryHead
+	err := db.NewSelect().Model(&head).Where("id = ?", studyID).Where("user_id = ?", userID).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return studyloop.StudyMastery{}, studyNotFound(studyID)
+	}
+	if err != nil {
+		return studyloop.StudyMastery{}, fmt.Errorf("store: get study: %w", err)
+	}
+	inputs, err := db.masteryInputs(ctx, userID, []masteryHead{head})
 	if err != nil {
 		return studyloop.StudyMastery{}, err
 	}
+	return inputs[head.ID].studyMastery(head, now), nil
+}
+
+// MasterySummary returns the user's mastery across every ready study at
+// now, newest study first, with the overall score weighted by question
+// count. Each study's figures are those StudyMastery reports for it.
+func (db *DB) MasterySummary(ctx context.Context, userID int64, now time.Time) (studyloop.MasterySummary, error) {
+	now = storedTime(now)
+	var heads []masteryHead
+	if err := db.NewSelect().Model(&heads).
+		Where("user_id = ?", userID).Where("status = ?", string(studyloop.StatusReady)).
+		OrderExpr("created_at DESC, id DESC").Scan(ctx); err != nil {
+		return studyloop.MasterySummary{}, fmt.Errorf("store: ready studies: %w", err)
+	}
+	inputs, err := db.masteryInputs(ctx, userID, heads)
+	if err != nil {
+		return studyloop.MasterySummary{}, err
+	}
+	sum := studyloop.MasterySummary{Studies: make([]studyloop.StudyMastery, len(heads))}
+	parts := make([]studyloop.MasteryFigures, len(heads))
+	for i, h := range heads {
+		parts[i] = inputs[h.ID].studyFigures(now)
+		sum.Studies[i] = studyloop.StudyMastery{
+			StudyID: h.ID, Title: h.Title, Status: studyloop.StudyStatus(h.Status), MasteryFigures: parts[i],
+		}
+	}
+	sum.MasteryFigures = mastery.Combine(parts...)
+	return sum, nil
+}
+
+// masteryInputs returns the user's mastery inputs of each study, by id:
+// from the cache when it holds them at the version in the head, else read
+// from the database. The heads must be the user's studies, just read.
+func (db *DB) masteryInputs(ctx context.Context, userID int64, heads []masteryHead) (map[string]*masteryInputs, error) {
+	inputs := make(map[string]*masteryInputs, len(heads))
+	var missing []string
+	for _, h := range heads {
+		if in := db.mastery.get(userID, h.ID, h.ProgressVersion); in != nil {
+			inputs[h.ID] = in
+		} else {
+			missing = append(missing, h.ID)
+		}
+	}
+	if len(missing) == 0 {
+		return inputs, nil
+	}
+	loaded, err := db.loadMasteryInputs(ctx, userID, missing)
+	if err != nil {
+		return nil, err
+	}
+	// The inputs were read in several statements. They are one consistent
+	// state, and may be cached under the version read before them, only if
+	// that version has not moved since: every change to them moves it in
+	// the same transaction.
+	var after []masteryHead
+	if err := db.NewSelect().Model(&after).Column("id", "progress_version").
+		Where("id IN (?)", bun.In(missing)).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("store: progress versions: %w", err)
+	}
+	versionAfter := make(map[string]int64, len(after))
+	for _, a := range after {
+		versionAfter[a.ID] = a.ProgressVersion
+	}
+	for _, h := range heads {
+		in := loaded[h.ID]
+		if in == nil {
+			continue // from the cache
+		}
+		in.version = h.ProgressVersion
+		inputs[h.ID] = in
+		if v, ok := versionAfter[h.ID]; ok && v == h.ProgressVersion {
+			db.mastery.put(h.ID, in)
+		}
+	}
+	return inputs, nil
+}
+
+// loadMasteryInputs reads the user's mastery inputs of the given studies
+// from the database, version unset.
+func (db *DB) loadMasteryInputs(ctx context.Context, userID int64, studyIDs []string) (map[string]*masteryInputs, error) {
 	var topics []struct {
 		ID       int64  `bun:"id"`
+		StudyID  string `bun:"study_id"`
 		ParentID *int64 `bun:"parent_id"`
 		Title    string `bun:"title"`
 	}
-	if err := db.NewSelect().TableExpr("topics").ColumnExpr("id, parent_id, title").
-		Where("study_id = ?", studyID).OrderExpr("position").Scan(ctx, &topics); err != nil {
-		return studyloop.StudyMastery{}, fmt.Errorf("store: topics: %w", err)
+	if err := db.NewSelect().TableExpr("topics").ColumnExpr("id, study_id, parent_id, title").
+		Where("study_id IN (?)", bun.In(studyIDs)).OrderExpr("study_id, position").Scan(ctx, &topics); err != nil {
+		return nil, fmt.Errorf("store: topics: %w", err)
 	}
 	var perTopic []struct {
 		TopicID int64 `bun:"topic_id"`
 		N       int   `bun:"n"`
 	}
 	if err := db.NewSelect().TableExpr("questions").ColumnExpr("topic_id, count(*) AS n").
-		Where("study_id = ?", studyID).GroupExpr("topic_id").Scan(ctx, &perTopic); err != nil {
-		return studyloop.StudyMastery{}, fmt.Errorf("store: count questions: %w", err)
+		Where("study_id IN (?)", bun.In(studyIDs)).GroupExpr("topic_id").Scan(ctx, &perTopic); err != nil {
+		return nil, fmt.Errorf("store: count questions: %w", err)
 	}
+	// Cards in question order, so that every server sums a topic's recall
+	// in the same order and reports the same score.
 	var cards []cardModel
 	if err := db.NewSelect().Model(&cards).
 		Column("topic_id", "due", "stability", "state", "last_review").
-		Where("user_id = ?", userID).Where("study_id = ?", studyID).Scan(ctx); err != nil {
-		return studyloop.StudyMastery{}, fmt.Errorf("store: cards: %w", err)
+		Where("user_id = ?", userID).Where("study_id IN (?)", bun.In(studyIDs)).
+		Order("question_id").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("store: cards: %w", err)
+	}
+	var progress []topicProgressModel
+	if err := db.NewSelect().Model(&progress).
+		Where("user_id = ?", userID).Where("study_id IN (?)", bun.In(studyIDs)).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("store: topic progress: %w", err)
 	}
 
-	type tally struct {
-		questions int
-		cards     []fsrs.Card
-		attempts  int
-		streak    mastery.Streak
+	loaded := make(map[string]*masteryInputs, len(studyIDs))
+	for _, id := range studyIDs {
+		loaded[id] = &masteryInputs{userID: userID}
 	}
-	byTopic := make(map[int64]*tally, len(topics))
 	for _, t := range topics {
-		byTopic[t.ID] = &tally{}
+		in := loaded[t.StudyID]
+		in.topics = append(in.topics, topicInputs{id: t.ID, parentID: t.ParentID, title: t.Title})
+	}
+	byTopic := make(map[int64]*topicInputs, len(topics))
+	for _, in := range loaded {
+		for i := range in.topics {
+			byTopic[in.topics[i].id] = &in.topics[i]
+		}
 	}
 	for _, pt := range perTopic {
 		if t := byTopic[pt.TopicID]; t != nil {
-			t.questions = pt.N
+			t.unanswered = pt.N
 		}
 	}
 	for i := range cards {
 		if t := byTopic[cards[i].TopicID]; t != nil {
 			t.cards = append(t.cards, cards[i].card())
+			t.unanswered--
 		}
-	}
-	var progress []topicProgressModel
-	if err := db.NewSelect().Model(&progress).
-		Where("user_id = ?", userID).Where("study_id = ?", studyID).Scan(ctx); err != nil {
-		return studyloop.StudyMastery{}, fmt.Errorf("store: topic progress: %w", err)
 	}
 	for _, p := range progress {
 		if t := byTopic[p.TopicID]; t != nil {
@@ -337,104 +457,9 @@ func (db *DB) StudyMastery(ctx context.Context, userID int64, studyID string, no
 			t.streak = mastery.Streak{Current: p.CurrentStreak, Best: p.BestStreak}
 		}
 	}
-
-	sm := studyloop.StudyMastery{StudyID: study.ID, Title: study.Title, Status: study.Status}
-	parts := make([]studyloop.MasteryFigures, 0, len(topics))
-	for _, t := range topics {
-		tl := byTopic[t.ID]
-		f := mastery.Cards(scheduler, withNew(tl.cards, tl.questions), now)
-		f.Attempts = tl.attempts
-		sm.Topics = append(sm.Topics, studyloop.TopicMastery{
-			TopicID: t.ID, ParentID: t.ParentID, Title: t.Title, MasteryFigures: f,
-			CurrentStreak: tl.streak.Current, BestStreak: tl.streak.Best,
-		})
-		parts = append(parts, f)
+	for _, t := range byTopic {
+		t.unanswered = max(t.unanswered, 0)
+		t.cards = slices.Clip(t.cards)
 	}
-	sm.MasteryFigures = mastery.Combine(parts...)
-	return sm, nil
-}
-
-// withNew pads answered cards with new (zero) cards up to the number of
-// questions, since unanswered questions have no card row.
-func withNew(cards []fsrs.Card, questions int) []fsrs.Card {
-	for len(cards) < questions {
-		cards = append(cards, fsrs.Card{})
-	}
-	return cards
-}
-
-// MasterySummary returns the user's mastery across every ready study at
-// now, newest study first, with the overall score weighted by question
-// count.
-func (db *DB) MasterySummary(ctx context.Context, userID int64, now time.Time) (studyloop.MasterySummary, error) {
-	now = storedTime(now)
-	var heads []studyRow
-	if err := db.NewSelect().Model(&heads).Column("id", "title", "status").
-		Where("user_id = ?", userID).Where("status = ?", string(studyloop.StatusReady)).
-		OrderExpr("created_at DESC, id DESC").Scan(ctx, &heads); err != nil {
-		return studyloop.MasterySummary{}, fmt.Errorf("store: ready studies: %w", err)
-	}
-	var counts []struct {
-		StudyID string `bun:"study_id"`
-		N       int    `bun:"n"`
-	}
-	if err := db.NewSelect().TableExpr("questions AS q").
-		Join("JOIN studies AS s ON s.id = q.study_id").
-		ColumnExpr("q.study_id, count(*) AS n").
-		Where("s.user_id = ?", userID).Where("s.status = ?", string(studyloop.StatusReady)).
-		GroupExpr("q.study_id").Scan(ctx, &counts); err != nil {
-		return studyloop.MasterySummary{}, fmt.Errorf("store: count questions: %w", err)
-	}
-	var attempts []struct {
-		StudyID string `bun:"study_id"`
-		N       int    `bun:"n"`
-	}
-	if err := db.NewSelect().Model((*topicProgressModel)(nil)).
-		ColumnExpr("study_id, sum(attempts) AS n").
-		Where("user_id = ?", userID).GroupExpr("study_id").Scan(ctx, &attempts); err != nil {
-		return studyloop.MasterySummary{}, fmt.Errorf("store: count answers: %w", err)
-	}
-	var cards []cardModel
-	if err := db.NewSelect().Model(&cards).
-		Column("study_id", "due", "stability", "state", "last_review").
-		Where("user_id = ?", userID).Scan(ctx); err != nil {
-		return studyloop.MasterySummary{}, fmt.Errorf("store: cards: %w", err)
-	}
-
-	type tally struct {
-		questions, attempts int
-		cards               []fsrs.Card
-	}
-	byStudy := make(map[string]*tally, len(heads))
-	for _, h := range heads {
-		byStudy[h.ID] = &tally{}
-	}
-	for _, c := range counts {
-		if t := byStudy[c.StudyID]; t != nil {
-			t.questions = c.N
-		}
-	}
-	for _, a := range attempts {
-		if t := byStudy[a.StudyID]; t != nil {
-			t.attempts = a.N
-		}
-	}
-	for i := range cards {
-		if t := byStudy[cards[i].StudyID]; t != nil {
-			t.cards = append(t.cards, cards[i].card())
-		}
-	}
-	sum := studyloop.MasterySummary{Studies: make([]studyloop.StudyMastery, 0, len(heads))}
-	parts := make([]studyloop.MasteryFigures, 0, len(heads))
-	for _, h := range heads {
-		t := byStudy[h.ID]
-		f := mastery.Cards(scheduler, withNew(t.cards, t.questions), now)
-		f.Attempts = t.attempts
-		sum.Studies = append(sum.Studies, studyloop.StudyMastery{
-			StudyID: h.ID, Title: h.Title, Status: studyloop.StudyStatus(h.Status), MasteryFigures: f,
-		})
-		parts = append(parts, f)
-	}
-	sum.MasteryFigures = mastery.Combine(parts...)
-	return sum, nil
+	return loaded, nil
 }

@@ -25,9 +25,11 @@ import (
 	"github.com/studyloop/studyloop/server/store/migrations"
 )
 
-// DB is an open database.
+// DB is an open database, with a bounded in-process cache of what mastery
+// is computed from (see StudyMastery).
 type DB struct {
 	*bun.DB
+	mastery *masteryCache
 }
 
 // Open connects to the database named by url: "sqlite:PATH" (the directory
@@ -64,7 +66,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: connect: %w", err)
 	}
-	return &DB{DB: db}, nil
+	return &DB{DB: db, mastery: newMasteryCache(masteryCacheStudies, masteryCacheWeight)}, nil
 }
 
 // IsPostgres reports whether the database is PostgreSQL.

@@ -447,7 +447,8 @@ func (db *DB) CompleteStudy(ctx context.Context, id, owner string, ex studyloop.
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var textLen int
 		err := tx.NewRaw(`UPDATE studies
-			SET status = 'ready', reason = '', topic_count = ?, question_count = ?, lease_owner = '', lease_until = NULL, updated_at = ?
+			SET status = 'ready', reason = '', topic_count = ?, question_count = ?, lease_owner = '', lease_until = NULL, updated_at = ?,
+				progress_version = progress_version + 1
 			WHERE `+held+` RETURNING `+textBytes,
 			len(ex.Topics), len(ex.Questions), now(), id, owner).Scan(ctx, &textLen)
 		if errors.Is(err, sql.ErrNoRows) {

@@ -1,0 +1,169 @@
+package store
+
+import (
+	"container/list"
+	"sync"
+	"time"
+
+	"github.com/studyloop/studyloop/server/fsrs"
+	"github.com/studyloop/studyloop/server/mastery"
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// Bounds of the mastery cache of one *DB: how many studies it holds, and
+// how many topics and answered cards in all (about 100 bytes each, so some
+// 25 MiB at most). A study larger than the second bound is never cached.
+const (
+	masteryCacheStudies = 256
+	masteryCacheWeight  = 1 << 18
+)
+
+// masteryInputs is what one student's mastery of one study is computed
+// from, apart from the time: the study's topics with their question counts,
+// the student's answered cards and per-topic progress. It is read from the
+// database at one progress version of the study and never changed after,
+// so goroutines share it without locks.
+type masteryInputs struct {
+	userID  int64
+	version int64 // studies.progress_version the inputs were read at
+	topics  []topicInputs
+}
+
+// topicInputs is one topic of masteryInputs.
+type topicInputs struct {
+	id         int64
+	parentID   *int64
+	title      string
+	unanswered int         // questions without a card
+	cards      []fsrs.Card // the answered questions
+	attempts   int
+	streak     mastery.Streak
+}
+
+// weight is the size the cache charges for the inputs.
+func (in *masteryInputs) weight() int {
+	w := 1 + len(in.topics)
+	for i := range in.topics {
+		w += len(in.topics[i].cards)
+	}
+	return w
+}
+
+// figures returns the topic's figures at now.
+func (t *topicInputs) figures(now time.Time) studyloop.MasteryFigures {
+	f := mastery.CardsAndNew(scheduler, t.cards, t.unanswered, now)
+	f.Attempts = t.attempts
+	return f
+}
+
+// studyMastery returns the mastery of the study (named by head) at now,
+// topic by topic, with the study's figures combined from its topics'.
+func (in *masteryInputs) studyMastery(head masteryHead, now time.Time) studyloop.StudyMastery {
+	sm := studyloop.StudyMastery{StudyID: head.ID, Title: head.Title, Status: studyloop.StudyStatus(head.Status)}
+	sm.Topics = make([]studyloop.TopicMastery, len(in.topics))
+	parts := make([]studyloop.MasteryFigures, len(in.topics))
+	for i := range in.topics {
+		t := &in.topics[i]
+		parts[i] = t.figures(now)
+		var parent *int64
+		if t.parentID != nil {
+			parent = new(*t.parentID) // callers may keep or change it; the cache's stays
+		}
+		sm.Topics[i] = studyloop.TopicMastery{
+			TopicID: t.id, ParentID: parent, Title: t.title, MasteryFigures: parts[i],
+			CurrentStreak: t.streak.Current, BestStreak: t.streak.Best,
+		}
+	}
+	if len(sm.Topics) == 0 {
+		sm.Topics = nil
+	}
+	sm.MasteryFigures = mastery.Combine(parts...)
+	return sm
+}
+
+// studyFigures returns the study's figures at now, as studyMastery does,
+// without the topics.
+func (in *masteryInputs) studyFigures(now time.Time) studyloop.MasteryFigures {
+	parts := make([]studyloop.MasteryFigures, len(in.topics))
+	for i := range in.topics {
+		parts[i] = in.topics[i].figures(now)
+	}
+	return mastery.Combine(parts...)
+}
+
+// masteryCache keeps the masteryInputs of recently read studies, least
+// recently used out first, bounded in studies and in weight. An entry
+// serves only the study's owner at the progress version it was read at:
+// callers read the study's current version (checking its owner) from the
+// database first, so a change made through any server is seen at once.
+// It is safe for concurrent use.
+type masteryCache struct {
+	maxStudies, maxWeight int
+
+	mu      sync.Mutex
+	weight  int
+	recency *list.List               // of *cachedMastery, most recent first
+	byStudy map[string]*list.Element // study id to its element in recency
+}
+
+type cachedMastery struct {
+	studyID string
+	inputs  *masteryInputs
+	weight  int
+}
+
+// newMasteryCache returns an empty cache holding at most maxStudies
+// studies of total weight at most maxWeight. With either 0 it holds
+// nothing.
+func newMasteryCache(maxStudies, maxWeight int) *masteryCache {
+	return &masteryCache{
+		maxStudies: maxStudies, maxWeight: maxWeight,
+		recency: list.New(), byStudy: make(map[string]*list.Element),
+	}
+}
+
+// get returns the user's inputs of the study at the given version, or nil.
+func (c *masteryCache) get(userID int64, studyID string, version int64) *masteryInputs {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.byStudy[studyID]
+	if e == nil {
+		return nil
+	}
+	in := e.Value.(*cachedMastery).inputs
+	if in.userID != userID || in.version != version {
+		return nil
+	}
+	c.recency.MoveToFront(e)
+	return in
+}
+
+// put keeps the study's inputs, unless the cache already holds them at a
+// later version or they weigh more than the whole cache, and drops the
+// least recently used studies beyond the bounds.
+func (c *masteryCache) put(studyID string, in *masteryInputs) {
+	w := in.weight()
+	if w > c.maxWeight || c.maxStudies < 1 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.byStudy[studyID]; e != nil {
+		old := e.Value.(*cachedMastery)
+		if old.inputs.version > in.version && old.inputs.userID == in.userID {
+			return
+		}
+		c.weight += w - old.weight
+		old.inputs, old.weight = in, w
+		c.recency.MoveToFront(e)
+	} else {
+		c.byStudy[studyID] = c.recency.PushFront(&cachedMastery{studyID: studyID, inputs: in, weight: w})
+		c.weight += w
+	}
+	for c.recency.Len() > c.maxStudies || c.weight > c.maxWeight {
+		last := c.recency.Back()
+		gone := c.recency.Remove(last).(*cachedMastery)
+		delete(c.byStudy, gone.studyID)
+		c.weight -= gone.weight
+	}
+}

@@ -1,0 +1,276 @@
+package store_test
+
+import (
+	"context"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/studyloop/studyloop/server/fsrs"
+	"github.com/studyloop/studyloop/server/store"
+	"github.com/studyloop/studyloop/server/store/storetest"
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// mustNestedStudy stores a ready study of the user with three topics (the
+// second a subtopic of the first) of four questions each, and returns it
+// with its questions in study order.
+func mustNestedStudy(tb testing.TB, db *store.DB, userID int64, title string) (studyloop.Study, []studyloop.Question) {
+	tb.Helper()
+	ctx := context.Background()
+	st, err := db.CreateStudy(ctx, userID, title, "Lenses bend light; mirrors reflect it.")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, ok, err := db.ClaimStudy(ctx, "test", time.Minute); !ok || err != nil {
+		tb.Fatalf("claim: %v %v", ok, err)
+	}
+	ex := studyloop.Extraction{Topics: []studyloop.Topic{
+		{Parent: -1, Title: "Lenses"}, {Parent: 0, Title: "Focal length"}, {Parent: -1, Title: "Mirrors"},
+	}}
+	for i := range 12 {
+		ex.Questions = append(ex.Questions, studyloop.Question{
+			Topic: i / 4, Type: studyloop.QuestionShortAnswer, Prompt: "What bends light?", Answer: "A lens.",
+		})
+	}
+	if err := db.CompleteStudy(ctx, st.ID, "test", ex); err != nil {
+		tb.Fatal(err)
+	}
+	qs, err := db.Questions(ctx, userID, st.ID)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return st, qs
+}
+
+// progressVersion reads the study's stored progress version.
+func progressVersion(tb testing.TB, db *store.DB, studyID string) int64 {
+	tb.Helper()
+	var v int64
+	if err := db.NewSelect().Table("studies").Column("progress_version").Where("id = ?", studyID).Scan(context.Background(), &v); err != nil {
+		tb.Fatal(err)
+	}
+	return v
+}
+
+// checkMatchesUncached fails unless db's study mastery and summary of the
+// user at now, read twice (the second from the cache), equal exactly what a
+// handle without a cache computes, and db caches the study at its current
+// progress version.
+func checkMatchesUncached(t *testing.T, db *store.DB, userID int64, studyID string, now time.Time) studyloop.StudyMastery {
+	t.Helper()
+	ctx := context.Background()
+	want, err := store.Uncached(db).StudyMastery(ctx, userID, studyID, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		got, err := db.StudyMastery(ctx, userID, studyID, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("at %v mastery\n%+v\nwant, as read without the cache,\n%+v", now, got, want)
+		}
+	}
+	if v, ok := store.CachedMasteryVersion(db, studyID); !ok || v != progressVersion(t, db, studyID) {
+		t.Fatalf("cached at version %d (%v), want the stored %d", v, ok, progressVersion(t, db, studyID))
+	}
+	wantSum, err := store.Uncached(db).MasterySummary(ctx, userID, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		gotSum, err := db.MasterySummary(ctx, userID, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(gotSum, wantSum) {
+			t.Fatalf("at %v summary\n%+v\nwant, as read without the cache,\n%+v", now, gotSum, wantSum)
+		}
+	}
+	return want
+}
+
+func TestMasteryCacheMatchesUncached(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		alice := mustStudent(t, db, "alice@example.com")
+		st, qs := mustNestedStudy(t, db, alice, "Optics")
+		mustReadyStudy(t, db, alice, "Waves", 2, 3)
+
+		// Rounds of answers, each followed by reads at several times: the
+		// cached inputs must give what a fresh read gives, whatever now is.
+		ratings := []fsrs.Rating{fsrs.Good, fsrs.Again, fsrs.Easy, fsrs.Hard, fsrs.Good}
+		at := reviewStart
+		var last studyloop.StudyMastery
+		for round := range 4 {
+			for i := round; i < len(qs); i += 2 {
+				mustAnswer(t, db, alice, qs[i].ID, ratings[(i+round)%len(ratings)], at)
+				at = at.Add(7 * time.Minute)
+			}
+			for _, later := range []time.Duration{0, time.Minute, time.Hour, 3 * aDay, 40 * aDay} {
+				last = checkMatchesUncached(t, db, alice, st.ID, at.Add(later))
+			}
+			at = at.Add(2 * aDay)
+		}
+		if last.Attempts == 0 || last.Score == 0 || last.Topics[1].ParentID == nil || *last.Topics[1].ParentID != last.Topics[0].TopicID {
+			t.Fatalf("the study was not exercised: %+v", last)
+		}
+
+		// A caller changing what it was given does not change the cache.
+		ctx := context.Background()
+		m, err := db.StudyMastery(ctx, alice, st.ID, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		*m.Topics[1].ParentID = -1
+		*m.Topics[0].NextReview = time.Time{}
+		checkMatchesUncached(t, db, alice, st.ID, at)
+	})
+}
+
+// openReplica opens a second handle on the database at url, as another
+// server would.
+func openReplica(t *testing.T, url string) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestMasteryCacheAcrossReplicas(t *testing.T) {
+	for _, dialect := range storetest.Dialects {
+		t.Run(dialect, func(t *testing.T) {
+			ctx := context.Background()
+			url := storetest.URL(t, dialect)
+			a := openReplica(t, url)
+			if _, err := a.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			b := openReplica(t, url)
+			alice := mustStudent(t, a, "alice@example.com")
+			st, qs := mustNestedStudy(t, a, alice, "Optics")
+			now := reviewStart.Add(time.Hour)
+			for _, db := range []*store.DB{a, b} {
+				checkMatchesUncached(t, db, alice, st.ID, now)
+			}
+
+			// An answer recorded through one server shows at once on the
+			// other, which holds the study's inputs in its cache.
+			for i, q := range qs[:6] {
+				via, other := a, b
+				if i%2 == 1 {
+					via, other = b, a
+				}
+				before, err := other.StudyMastery(ctx, alice, st.ID, now)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mustAnswer(t, via, alice, q.ID, fsrs.Good, reviewStart.Add(time.Duration(i)*time.Minute))
+				after := checkMatchesUncached(t, other, alice, st.ID, now)
+				if after.Attempts != before.Attempts+1 {
+					t.Fatalf("answer %d: the other server reports %d attempts, want %d", i, after.Attempts, before.Attempts+1)
+				}
+			}
+
+			// A study read while processing (no topics yet) and completed
+			// through the other server shows its topics at once, in the
+			// study and in the summary.
+			pending, err := b.CreateStudy(ctx, alice, "Acoustics", "Sound is a wave in a medium.")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok, err := b.ClaimStudy(ctx, "test", time.Minute); !ok || err != nil {
+				t.Fatalf("claim: %v %v", ok, err)
+			}
+			if m, err := a.StudyMastery(ctx, alice, pending.ID, now); err != nil || len(m.Topics) != 0 || m.Status != studyloop.StatusProcessing {
+				t.Fatalf("processing study: %+v %v", m, err)
+			}
+			ex := studyloop.Extraction{
+				Topics:    []studyloop.Topic{{Parent: -1, Title: "Sound"}},
+				Questions: []studyloop.Question{{Topic: 0, Type: studyloop.QuestionShortAnswer, Prompt: "What is sound?", Answer: "A wave."}},
+			}
+			if err := b.CompleteStudy(ctx, pending.ID, "test", ex); err != nil {
+				t.Fatal(err)
+			}
+			m := checkMatchesUncached(t, a, alice, pending.ID, now)
+			if m.Status != studyloop.StatusReady || len(m.Topics) != 1 || m.Questions != 1 {
+				t.Fatalf("completed study as seen by the other server: %+v", m)
+			}
+			if sum, err := a.MasterySummary(ctx, alice, now); err != nil || len(sum.Studies) != 2 || sum.Studies[0].StudyID != pending.ID {
+				t.Fatalf("summary after completion: %+v %v", sum, err)
+			}
+		})
+	}
+}
+
+func TestMasteryCacheIsolation(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		alice := mustStudent(t, db, "alice@example.com")
+		mallory := mustStudent(t, db, "mallory@example.com")
+		st, qs := mustNestedStudy(t, db, alice, "Optics")
+		own, _ := mustReadyStudy(t, db, mallory, "Mallory's", 1, 1)
+		mustAnswer(t, db, alice, qs[0].ID, fsrs.Good, reviewStart)
+		checkMatchesUncached(t, db, alice, st.ID, reviewStart)
+
+		// Alice's study is in the cache at its current version; Mallory
+		// still cannot read it, and her own reads show nothing of it.
+		if _, ok := store.CachedMasteryVersion(db, st.ID); !ok {
+			t.Fatal("alice's study is not cached: the test proves nothing")
+		}
+		if _, err := db.StudyMastery(ctx, mallory, st.ID, reviewStart); studyloop.ErrorCode(err) != studyloop.ENOTFOUND {
+			t.Errorf("mallory reading alice's cached study: %v, want not found", err)
+		}
+		sum, err := db.MasterySummary(ctx, mallory, reviewStart)
+		if err != nil || len(sum.Studies) != 1 || sum.Studies[0].StudyID != own.ID || sum.Attempts != 0 {
+			t.Errorf("mallory's summary %+v %v, want only her own study, unanswered", sum, err)
+		}
+		if _, err := db.StudyMastery(ctx, alice, own.ID, reviewStart); studyloop.ErrorCode(err) != studyloop.ENOTFOUND {
+			t.Errorf("alice reading mallory's study: %v, want not found", err)
+		}
+	})
+}
+
+func TestMasteryCacheConcurrent(t *testing.T) {
+	// Reads race with answers; whatever interleaving, once the answers are
+	// in, the cached reads equal a fresh one.
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		alice := mustStudent(t, db, "alice@example.com")
+		st, qs := mustNestedStudy(t, db, alice, "Optics")
+		var wg sync.WaitGroup
+		errs := make(chan error, 100)
+		for w := range 3 {
+			wg.Go(func() {
+				for i := w; i < len(qs); i += 3 {
+					if _, err := db.RecordAnswer(ctx, alice, qs[i].ID, fsrs.Good, reviewStart.Add(time.Duration(i)*time.Minute)); err != nil {
+						errs <- err
+					}
+				}
+			})
+			wg.Go(func() {
+				for range 10 {
+					if _, err := db.StudyMastery(ctx, alice, st.ID, reviewStart); err != nil {
+						errs <- err
+					}
+					if _, err := db.MasterySummary(ctx, alice, reviewStart); err != nil {
+						errs <- err
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		if m := checkMatchesUncached(t, db, alice, st.ID, reviewStart.Add(time.Hour)); m.Attempts != len(qs) {
+			t.Fatalf("%d attempts, want %d", m.Attempts, len(qs))
+		}
+	})
+}
