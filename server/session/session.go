@@ -96,9 +96,27 @@ func New(store scs.CtxStore, opts *Options) *Manager {
 	return &Manager{scs: s}
 }
 
+// loadedKey marks a request context in which a Manager has loaded the
+// session.
+type loadedKey struct{ m *Manager }
+
 // Load loads the session before next and saves it after; it sets Vary:
-// Cookie on every response it wraps.
-func (m *Manager) Load(next http.Handler) http.Handler { return m.scs.LoadAndSave(next) }
+// Cookie on every response it wraps. Inside another Load of the same
+// Manager (RequireUser wrapping RequireCSRF) it only calls next, so that the
+// session is loaded and saved, and its cookie sent, once per request.
+func (m *Manager) Load(next http.Handler) http.Handler {
+	key := loadedKey{m}
+	loadAndSave := m.scs.LoadAndSave(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), key, true)))
+	}))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Context().Value(key) != nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		loadAndSave.ServeHTTP(w, r)
+	})
+}
 
 // UserID returns the signed-in student's id.
 func (m *Manager) UserID(ctx context.Context) (int64, bool) {
@@ -180,8 +198,9 @@ func (m *Manager) ValidCSRF(r *http.Request) bool {
 	return want != "" && got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 
-// RequireCSRF loads the session and answers 403 to POST, PUT, PATCH and
-// DELETE requests without the session's CSRF token.
+// RequireCSRF loads the session (unless an enclosing RequireUser or Load
+// has) and answers 403 to POST, PUT, PATCH and DELETE requests without the
+// session's CSRF token.
 func (m *Manager) RequireCSRF(next http.Handler) http.Handler {
 	return m.Load(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {

@@ -17,7 +17,8 @@ import (
 )
 
 // newServer serves, over a real session store: /login?id=N signs in user N
-// and prints the CSRF token, /private requires a user, /form requires CSRF.
+// and prints the CSRF token, /private requires a user, /form requires CSRF,
+// /private/form requires both, as the web app's forms do.
 func newServer(t *testing.T) (*httptest.Server, *http.Client) {
 	t.Helper()
 	m := session.New(storetest.Open(t, "sqlite").Sessions(), nil)
@@ -36,6 +37,9 @@ func newServer(t *testing.T) (*httptest.Server, *http.Client) {
 	mux.Handle("/form", m.RequireCSRF(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "accepted")
 	})))
+	mux.Handle("/private/form", m.RequireUser(m.RequireCSRF(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "accepted")
+	}))))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	jar, _ := cookiejar.New(nil)
@@ -109,6 +113,42 @@ func TestRequireCSRF(t *testing.T) {
 	call(t, c2, "GET", srv.URL+"/login?id=8", nil, nil)
 	if status, _, _ := call(t, c2, "POST", srv.URL+"/form", url.Values{session.CSRFField: {token}}, nil); status != http.StatusForbidden {
 		t.Fatalf("another session's token: %d, want 403", status)
+	}
+}
+
+// TestNestedLoadSavesOnce checks that RequireUser around RequireCSRF loads
+// and saves the session once: one session cookie and one Vary: Cookie per
+// response, and the request still passes both checks.
+func TestNestedLoadSavesOnce(t *testing.T) {
+	srv, c := newServer(t)
+	_, _, token := call(t, c, "GET", srv.URL+"/login?id=7", nil, nil)
+	tests := []struct {
+		name, method, path string
+		form               url.Values
+		want               int
+	}{
+		{"RequireUser", "GET", "/private", nil, http.StatusOK},
+		{"RequireCSRF", "POST", "/form", url.Values{session.CSRFField: {token}}, http.StatusOK},
+		{"RequireUser(RequireCSRF)", "POST", "/private/form", url.Values{session.CSRFField: {token}}, http.StatusOK},
+		{"RequireUser(RequireCSRF) without token", "POST", "/private/form", url.Values{}, http.StatusForbidden},
+	}
+	for _, tt := range tests {
+		req, _ := http.NewRequest(tt.method, srv.URL+tt.path, strings.NewReader(tt.form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		var cookies int
+		for _, ck := range res.Cookies() {
+			if ck.Name == "studyloop_session" {
+				cookies++
+			}
+		}
+		if res.StatusCode != tt.want || cookies != 1 || len(res.Header.Values("Vary")) != 1 {
+			t.Errorf("%s: %d with %d session cookies and Vary %q, want %d with one cookie and one Vary", tt.name, res.StatusCode, cookies, res.Header.Values("Vary"), tt.want)
+		}
 	}
 }
 
