@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/studyloop"
@@ -17,9 +19,12 @@ import (
 
 // pendingKey is the session key of the authorization requests waiting for
 // the student's decision; maxPending bounds how many one session keeps.
+// maxStateChars bounds the client's state, which a pending request keeps in
+// the session and every answer sends back.
 const (
-	pendingKey = "oauth_pending"
-	maxPending = 4
+	pendingKey    = "oauth_pending"
+	maxPending    = 4
+	maxStateChars = 2048
 )
 
 // pendingRequest is a validated authorization request shown on the consent
@@ -85,6 +90,9 @@ func (s *Server) HandleAuthorize() http.Handler {
 			}
 		}
 		switch {
+		case utf8.RuneCountInString(state) > maxStateChars:
+			fail("invalid_request", "state must be at most "+strconv.Itoa(maxStateChars)+" characters.")
+			return
 		case q.Get("response_type") != "code":
 			fail("invalid_request", "response_type must be code.")
 			return

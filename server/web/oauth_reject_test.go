@@ -135,6 +135,7 @@ func TestAuthorizeRejects(t *testing.T) {
 			{"missing response_type", func(q url.Values) { q.Del("response_type") }, false, "invalid_request"},
 			{"token response_type", func(q url.Values) { q.Set("response_type", "token") }, false, "invalid_request"},
 			{"repeated state", func(q url.Values) { q.Add("state", "again") }, false, "invalid_request"},
+			{"state over 2048 characters", func(q url.Values) { q.Set("state", strings.Repeat("s", 2049)) }, false, "invalid_request"},
 			{"resource of another server", func(q url.Values) { q.Set("resource", "https://other.example/mcp") }, false, "invalid_target"},
 			{"resource on another path", func(q url.Values) { q.Set("resource", s.base+"/api") }, false, "invalid_target"},
 			{"relative resource", func(q url.Values) { q.Set("resource", "/mcp") }, false, "invalid_target"},
@@ -159,7 +160,7 @@ func TestAuthorizeRejects(t *testing.T) {
 				if !strings.HasPrefix(p.location, s.callback+"?") || back.Get("error") != tt.code || back.Get("iss") != s.base {
 					t.Fatalf("redirect %q: error %q, want %q with iss", p.location, back.Get("error"), tt.code)
 				}
-				if tt.name != "repeated state" && back.Get("state") != "st ate/1" {
+				if tt.name != "repeated state" && back.Get("state") != q.Get("state") {
 					t.Fatalf("state %q not echoed unchanged", back.Get("state"))
 				}
 			})
@@ -174,6 +175,8 @@ func TestAuthorizeRejects(t *testing.T) {
 			func(q url.Values) { q.Set("resource", strings.ToUpper(s.base[:4])+s.base[4:]+"/mcp/") },
 			func(q url.Values) { q.Set("scope", "read write admin") },
 			func(q url.Values) { q.Del("state") },
+			func(q url.Values) { q.Set("state", strings.Repeat("s", 2048)) },
+			func(q url.Values) { q.Set("state", strings.Repeat("é", 2048)) },
 		}
 		for i, change := range accepted {
 			q := valid()
