@@ -56,10 +56,11 @@ func (t *topicInputs) figures(now time.Time) studyloop.MasteryFigures {
 	return f
 }
 
-// studyMastery returns the mastery of the study (named by head) at now,
-// topic by topic, with the study's figures combined from its topics'.
-func (in *masteryInputs) studyMastery(head masteryHead, now time.Time) studyloop.StudyMastery {
-	sm := studyloop.StudyMastery{StudyID: head.ID, Title: head.Title, Status: studyloop.StudyStatus(head.Status)}
+// studyMastery returns the mastery of the study at now, topic by topic,
+// with the study's figures combined from its topics'; the caller names the
+// study.
+func (in *masteryInputs) studyMastery(now time.Time) studyloop.StudyMastery {
+	var sm studyloop.StudyMastery
 	sm.Topics = make([]studyloop.TopicMastery, len(in.topics))
 	parts := make([]studyloop.MasteryFigures, len(in.topics))
 	for i := range in.topics {
@@ -136,6 +137,17 @@ func (c *masteryCache) get(userID int64, studyID string, version int64) *mastery
 	}
 	c.recency.MoveToFront(e)
 	return in
+}
+
+// latest returns the user's inputs of the study at whatever version the
+// cache holds, or nil, leaving the recency order as it is.
+func (c *masteryCache) latest(userID int64, studyID string) *masteryInputs {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.byStudy[studyID]; e != nil && e.Value.(*cachedMastery).inputs.userID == userID {
+		return e.Value.(*cachedMastery).inputs
+	}
+	return nil
 }
 
 // put keeps the study's inputs, unless the cache already holds them at a

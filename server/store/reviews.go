@@ -298,9 +298,16 @@ type masteryHead struct {
 // One query checks the owner and reads the study's progress version; the
 // inputs (topics, cards, progress) come from the cache when it holds them
 // at that version, and are read otherwise. The figures are computed from
-// the inputs at now on every call.
+// the inputs at now on every call: from cached inputs, while the query
+// runs, and kept only if the version it reads is theirs.
 func (db *DB) StudyMastery(ctx context.Context, userID int64, studyID string, now time.Time) (studyloop.StudyMastery, error) {
 	now = storedTime(now)
+	var early chan studyloop.StudyMastery
+	cached := db.mastery.latest(userID, studyID)
+	if cached != nil {
+		early = make(chan studyloop.StudyMastery, 1)
+		go func() { early <- cached.studyMastery(now) }()
+	}
 	var head masteryHead
 	err := db.NewSelect().Model(&head).Where("id = ?", studyID).Where("user_id = ?", userID).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -309,11 +316,18 @@ func (db *DB) StudyMastery(ctx context.Context, userID int64, studyID string, no
 	if err != nil {
 		return studyloop.StudyMastery{}, fmt.Errorf("store: get study: %w", err)
 	}
-	inputs, err := db.masteryInputs(ctx, userID, []masteryHead{head})
-	if err != nil {
-		return studyloop.StudyMastery{}, err
+	var sm studyloop.StudyMastery
+	if cached != nil && db.mastery.get(userID, head.ID, head.ProgressVersion) == cached {
+		sm = <-early
+	} else {
+		inputs, err := db.masteryInputs(ctx, userID, []masteryHead{head})
+		if err != nil {
+			return studyloop.StudyMastery{}, err
+		}
+		sm = inputs[head.ID].studyMastery(now)
 	}
-	return inputs[head.ID].studyMastery(head, now), nil
+	sm.StudyID, sm.Title, sm.Status = head.ID, head.Title, studyloop.StudyStatus(head.Status)
+	return sm, nil
 }
 
 // MasterySummary returns the user's mastery across every ready study at
