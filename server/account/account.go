@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sync"
 	"time"
 
 	"github.com/studyloop/studyloop/server/studyloop"
@@ -39,6 +38,9 @@ type Service struct {
 	users    Users
 	accounts *Throttle
 	ips      *Throttle
+	// placeholderHash is a valid hash of no one's password, checked for an
+	// unknown email so that it costs as much as a wrong password.
+	placeholderHash string
 }
 
 // NewService returns the account service over users.
@@ -58,10 +60,15 @@ func NewService(users Users, opts *Options) *Service {
 			o.MaxDelay = opts.MaxDelay
 		}
 	}
+	placeholder, err := HashPassword("no account has this password")
+	if err != nil {
+		panic(err) // crypto/rand.Read never fails
+	}
 	return &Service{
-		users:    users,
-		accounts: NewThrottle(o.AccountFailures, o.FailureWindow, o.MaxDelay),
-		ips:      NewThrottle(o.IPFailures, o.FailureWindow, o.MaxDelay),
+		users:           users,
+		accounts:        NewThrottle(o.AccountFailures, o.FailureWindow, o.MaxDelay),
+		ips:             NewThrottle(o.IPFailures, o.FailureWindow, o.MaxDelay),
+		placeholderHash: placeholder,
 	}
 }
 
@@ -130,7 +137,7 @@ func (s *Service) SignIn(ctx context.Context, email, password, ip string) (*stud
 	case studyloop.ENOTFOUND:
 		// Spend the same work as for a real account, so that timing does
 		// not tell which emails have accounts.
-		CheckPassword(dummyHash(), password)
+		CheckPassword(s.placeholderHash, password)
 		s.accounts.Fail(accountKey)
 		s.ips.Fail(ipKey)
 		return nil, ErrBadCredentials
@@ -148,12 +155,3 @@ func (s *Service) SignIn(ctx context.Context, email, password, ip string) (*stud
 	s.ips.Done(ipKey)
 	return u, nil
 }
-
-// dummyHash is a valid hash of no one's password.
-var dummyHash = sync.OnceValue(func() string {
-	h, err := HashPassword("no account has this password")
-	if err != nil {
-		panic(err)
-	}
-	return h
-})
