@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"context"
 	"html"
-	"io"
-	"log/slog"
 	"mime/multipart"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,36 +16,10 @@ import (
 
 	"github.com/studyloop/studyloop/server/extract"
 	"github.com/studyloop/studyloop/server/extract/extracttest"
-	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/store/storetest"
 	"github.com/studyloop/studyloop/server/studyloop"
-	"github.com/studyloop/studyloop/server/webapp"
 )
-
-// newUploadEnv is newEnv with the upload routes wired as in server/web,
-// and the given extractor.
-func newUploadEnv(t *testing.T, db *store.DB, x *extract.Extractor) *env {
-	t.Helper()
-	e := &env{db: db, now: time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	sessions := session.New(db.Sessions(), &session.Options{Logger: logger})
-	app := webapp.New(db, sessions, logger, &webapp.Options{Notify: func() { e.notified.Add(1) }, Now: e.clock, Extractor: x})
-	mux := http.NewServeMux()
-	mux.Handle("GET /app", sessions.RequireUser(app.Home()))
-	mux.Handle("POST /app/studies/pdf", sessions.RequireUser(app.ParseUpload(sessions.RequireCSRF(app.CreateFromPDF()))))
-	mux.Handle("POST /app/studies/photos", sessions.RequireUser(app.ParseUpload(sessions.RequireCSRF(app.CreateFromPhotos()))))
-	mux.Handle("GET /app/studies/{id}", sessions.RequireUser(app.Study()))
-	mux.Handle("POST /test/signin", sessions.Load(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, _ := strconv.ParseInt(r.FormValue("user"), 10, 64)
-		if err := sessions.SignIn(r.Context(), id); err != nil {
-			t.Errorf("sign in: %v", err)
-		}
-	})))
-	e.srv = httptest.NewServer(mux)
-	t.Cleanup(e.srv.Close)
-	return e
-}
 
 // formFile is one file of a multipart form.
 type formFile struct {
@@ -93,7 +64,7 @@ func TestUploadForms(t *testing.T) {
 	pdf := samplePDF(t)
 	photo := extracttest.PNG(t, extracttest.RenderText(t, []string{"Osmosis moves water."}))
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newUploadEnv(t, db, x)
+		e := newEnvWith(t, db, x)
 		alice := e.student(t, "alice@example.com")
 		home := alice.get("/app")
 		csrf := home.csrf(t)
@@ -158,7 +129,7 @@ func TestUploadFormsRefuseBadFiles(t *testing.T) {
 		elevenPhotos = append(elevenPhotos, formFile{"photos", "p" + strconv.Itoa(i) + ".png", photo})
 	}
 	db := storetest.Open(t, "sqlite")
-	e := newUploadEnv(t, db, x)
+	e := newEnvWith(t, db, x)
 	alice := e.student(t, "alice@example.com")
 	csrf := alice.get("/app").csrf(t)
 	tests := []struct {
@@ -216,7 +187,7 @@ func TestUploadWithoutOCR(t *testing.T) {
 	}
 	x := extract.New(&extract.Options{Path: dir})
 	db := storetest.Open(t, "sqlite")
-	e := newUploadEnv(t, db, x)
+	e := newEnvWith(t, db, x)
 	alice := e.student(t, "alice@example.com")
 	home := alice.get("/app")
 	want := html.EscapeString("Photo upload needs OCR, which is not installed on this server. OCR not available: install tesseract-ocr")
@@ -239,7 +210,7 @@ func TestUploadWithoutOCR(t *testing.T) {
 // A ready study made from uploads names the pages or photos of each topic.
 func TestStudyPageNamesTopicSources(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newUploadEnv(t, db, extract.New(nil))
+		e := newEnvWith(t, db, extract.New(nil))
 		alice := e.student(t, "alice@example.com")
 		ctx := context.Background()
 		st, err := db.CreateUploadStudy(ctx, alice.id, "Handout", []studyloop.Upload{{Kind: "pdf", Data: []byte("%PDF-")}})

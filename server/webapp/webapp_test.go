@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/studyloop/studyloop/server/extract"
 	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/store/storetest"
@@ -47,15 +48,25 @@ func (e *env) advance(d time.Duration) {
 	e.now = e.now.Add(d)
 }
 
+// newEnv is newEnvWith the default extractor.
 func newEnv(t *testing.T, db *store.DB) *env {
+	t.Helper()
+	return newEnvWith(t, db, nil)
+}
+
+// newEnvWith serves every route of the web app, wired as in server/web,
+// with x reading uploads (nil: extract.New(nil)).
+func newEnvWith(t *testing.T, db *store.DB, x *extract.Extractor) *env {
 	t.Helper()
 	e := &env{db: db, now: time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	sessions := session.New(db.Sessions(), &session.Options{Logger: logger})
-	app := webapp.New(db, sessions, logger, &webapp.Options{Notify: func() { e.notified.Add(1) }, Now: e.clock})
+	app := webapp.New(db, sessions, logger, &webapp.Options{Notify: func() { e.notified.Add(1) }, Now: e.clock, Extractor: x})
 	mux := http.NewServeMux()
 	mux.Handle("GET /app", sessions.RequireUser(app.Home()))
 	mux.Handle("POST /app/studies", sessions.RequireUser(sessions.RequireCSRF(app.CreateStudy())))
+	mux.Handle("POST /app/studies/pdf", sessions.RequireUser(app.ParseUpload(sessions.RequireCSRF(app.CreateFromPDF()))))
+	mux.Handle("POST /app/studies/photos", sessions.RequireUser(app.ParseUpload(sessions.RequireCSRF(app.CreateFromPhotos()))))
 	mux.Handle("GET /app/studies/{id}", sessions.RequireUser(app.Study()))
 	mux.Handle("GET /app/studies/{id}/practice", sessions.RequireUser(app.Practice()))
 	mux.Handle("POST /app/studies/{id}/practice", sessions.RequireUser(sessions.RequireCSRF(app.Answer())))
