@@ -16,7 +16,7 @@ import (
 func TestUploadStudyLifecycle(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := t.Context()
-		user, other := mustUser(t, db), mustUser(t, db)
+		user, other := storetest.User(t, db), storetest.User(t, db)
 		binary := append([]byte("%PDF-1.4\x00\xff\xfe"), bytes.Repeat([]byte{0, 1, 2, 0xff}, 1000)...)
 		uploads := []studyloop.Upload{
 			{Kind: "pdf", Pages: "3-7, 10", Data: binary},
@@ -91,7 +91,7 @@ func TestUploadStudyLifecycle(t *testing.T) {
 func TestUploadStudyRefusals(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := t.Context()
-		user := mustUser(t, db)
+		user := storetest.User(t, db)
 		tests := []struct {
 			name    string
 			title   string

@@ -20,18 +20,6 @@ import (
 // a worker that died holding its claim.
 const expired = -time.Second
 
-// mustUser stores a user and returns its id.
-func mustUser(tb testing.TB, db *store.DB) int64 {
-	tb.Helper()
-	var id int64
-	err := db.NewRaw(`INSERT INTO users (email, password_hash, created_at) VALUES (?, ?, ?) RETURNING id`,
-		fmt.Sprintf("u%d@example.com", time.Now().UnixNano()), "hash", time.Now().UTC()).Scan(context.Background(), &id)
-	if err != nil {
-		tb.Fatalf("create user: %v", err)
-	}
-	return id
-}
-
 func mustCreate(tb testing.TB, db *store.DB, userID int64, title, text string) studyloop.Study {
 	tb.Helper()
 	s, err := db.CreateStudy(context.Background(), userID, title, text)
@@ -99,7 +87,7 @@ func sampleExtraction() studyloop.Extraction {
 
 func TestCreateStudy(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		user := mustUser(t, db)
+		user := storetest.User(t, db)
 		before := time.Now().Add(-time.Second)
 		s := mustCreate(t, db, user, "", sampleText)
 		if !regexp.MustCompile(`^st_[a-z2-7]{26}$`).MatchString(s.ID) {
@@ -133,7 +121,7 @@ func TestCreateStudyStoresTextExactly(t *testing.T) {
 	// accepted and come back byte for byte.
 	text := strings.Repeat("語", studyloop.MaxStudyTextChars-5) + "\r\n\t x"
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		mustCreate(t, db, mustUser(t, db), "", text)
+		mustCreate(t, db, storetest.User(t, db), "", text)
 		c := mustClaim(t, db, "w", time.Minute)
 		if c.Text != text {
 			t.Fatalf("stored text differs: %d bytes back, %d sent", len(c.Text), len(text))
@@ -155,7 +143,7 @@ func TestCreateStudyRejectsBadInput(t *testing.T) {
 		{"title too long", strings.Repeat("t", studyloop.MaxStudyTitleChars+1), "text", studyloop.EINVALID},
 	}
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		user := mustUser(t, db)
+		user := storetest.User(t, db)
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				_, err := db.CreateStudy(context.Background(), user, tt.title, tt.text)
@@ -173,7 +161,7 @@ func TestCreateStudyRejectsBadInput(t *testing.T) {
 func TestStudiesArePrivate(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		alice, bob := mustUser(t, db), mustUser(t, db)
+		alice, bob := storetest.User(t, db), storetest.User(t, db)
 		s := mustCreate(t, db, alice, "", sampleText)
 		c := mustClaim(t, db, "w", time.Minute)
 		if err := db.CompleteStudy(ctx, c.Study.ID, "w", sampleExtraction()); err != nil {
@@ -205,7 +193,7 @@ func TestStudiesArePrivate(t *testing.T) {
 func TestListStudiesPagesStayCorrectWhileStudiesAreCreated(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		alice, bob := mustUser(t, db), mustUser(t, db)
+		alice, bob := storetest.User(t, db), storetest.User(t, db)
 		var original []string
 		for i := range 25 {
 			original = append(original, mustCreate(t, db, alice, fmt.Sprint("study ", i), "text").ID)
@@ -262,7 +250,7 @@ func TestListStudiesPagesStayCorrectWhileStudiesAreCreated(t *testing.T) {
 func TestListStudiesFiltersAndLimits(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		user := mustUser(t, db)
+		user := storetest.User(t, db)
 		for range 30 {
 			mustCreate(t, db, user, "", "text")
 		}
@@ -304,7 +292,7 @@ func TestListStudiesFiltersAndLimits(t *testing.T) {
 func TestStudyLifecycle(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		user := mustUser(t, db)
+		user := storetest.User(t, db)
 		s := mustCreate(t, db, user, "Cells", sampleText)
 		if topics, err := db.Topics(ctx, user, s.ID); err != nil || len(topics) != 0 {
 			t.Fatalf("topics before processing: %v %v, want none", topics, err)
@@ -375,7 +363,7 @@ func TestStudyLifecycle(t *testing.T) {
 func TestCompleteStudyRejectsInvalidExtraction(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		s := mustCreate(t, db, mustUser(t, db), "", sampleText)
+		s := mustCreate(t, db, storetest.User(t, db), "", sampleText)
 		mustClaim(t, db, "w", time.Minute)
 		ex := sampleExtraction()
 		ex.Questions[2].Source.End = len(sampleText) + 1 // one byte past the text
@@ -411,7 +399,7 @@ func TestCompleteStudyStoresDeepAndWideTopics(t *testing.T) {
 	}
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		user := mustUser(t, db)
+		user := storetest.User(t, db)
 		s := mustCreate(t, db, user, "", text)
 		mustClaim(t, db, "w", time.Minute)
 		if err := db.CompleteStudy(ctx, s.ID, "w", ex); err != nil {
@@ -444,7 +432,7 @@ func TestCompleteStudyStoresDeepAndWideTopics(t *testing.T) {
 func TestAbandonedClaimIsReclaimedAfterLeaseExpires(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		s := mustCreate(t, db, mustUser(t, db), "", sampleText)
+		s := mustCreate(t, db, storetest.User(t, db), "", sampleText)
 		first := mustClaim(t, db, "dead", expired) // the worker dies holding it
 		second := mustClaim(t, db, "alive", time.Minute)
 		if second.Study.ID != s.ID || second.Attempt != 2 {
@@ -476,7 +464,7 @@ func TestAbandonedClaimIsReclaimedAfterLeaseExpires(t *testing.T) {
 
 func TestRepeatedlyAbandonedStudyEndsFailed(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		s := mustCreate(t, db, mustUser(t, db), "", sampleText)
+		s := mustCreate(t, db, storetest.User(t, db), "", sampleText)
 		for attempt := 1; attempt <= store.MaxStudyAttempts; attempt++ {
 			if c := mustClaim(t, db, fmt.Sprint("w", attempt), expired); c.Attempt != attempt {
 				t.Fatalf("attempt %d, want %d", c.Attempt, attempt)
@@ -493,7 +481,7 @@ func TestRepeatedlyAbandonedStudyEndsFailed(t *testing.T) {
 func TestFailStudy(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		s := mustCreate(t, db, mustUser(t, db), "", sampleText)
+		s := mustCreate(t, db, storetest.User(t, db), "", sampleText)
 		mustClaim(t, db, "w", time.Minute)
 		if err := db.FailStudy(ctx, s.ID, "other", "nope"); !errors.Is(err, store.ErrLeaseLost) {
 			t.Fatalf("fail by another worker: %v, want ErrLeaseLost", err)
@@ -513,7 +501,7 @@ func TestFailStudy(t *testing.T) {
 
 func TestExtendedLeaseIsNotReclaimed(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		s := mustCreate(t, db, mustUser(t, db), "", sampleText)
+		s := mustCreate(t, db, storetest.User(t, db), "", sampleText)
 		mustClaim(t, db, "w", expired)
 		if err := db.ExtendLease(context.Background(), s.ID, "w", time.Hour); err != nil {
 			t.Fatal(err)
@@ -525,7 +513,7 @@ func TestExtendedLeaseIsNotReclaimed(t *testing.T) {
 func TestReleasedStudyIsClaimedAgainWithoutUsingAnAttempt(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		s := mustCreate(t, db, mustUser(t, db), "", sampleText)
+		s := mustCreate(t, db, storetest.User(t, db), "", sampleText)
 		for range store.MaxStudyAttempts + 2 {
 			c := mustClaim(t, db, "w", time.Minute)
 			if c.Attempt != 1 {
@@ -544,7 +532,7 @@ func TestReleasedStudyIsClaimedAgainWithoutUsingAnAttempt(t *testing.T) {
 
 func TestClaimTakesOldestFirst(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		user := mustUser(t, db)
+		user := storetest.User(t, db)
 		var ids []string
 		for range 5 {
 			ids = append(ids, mustCreate(t, db, user, "", "text").ID)
@@ -560,7 +548,7 @@ func TestClaimTakesOldestFirst(t *testing.T) {
 func TestConcurrentClaimsTakeEachStudyOnce(t *testing.T) {
 	const studies, workers = 60, 8
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		user := mustUser(t, db)
+		user := storetest.User(t, db)
 		for range studies {
 			mustCreate(t, db, user, "", "text")
 		}
@@ -618,7 +606,7 @@ func BenchmarkCompleteStudy(b *testing.B) {
 	for _, dialect := range storetest.Dialects {
 		b.Run(dialect, func(b *testing.B) {
 			db := storetest.Open(b, dialect)
-			user := mustUser(b, db)
+			user := storetest.User(b, db)
 			for b.Loop() {
 				b.StopTimer()
 				s := mustCreate(b, db, user, "", text)
@@ -636,7 +624,7 @@ func BenchmarkClaimStudy(b *testing.B) {
 	for _, dialect := range storetest.Dialects {
 		b.Run(dialect, func(b *testing.B) {
 			db := storetest.Open(b, dialect)
-			user := mustUser(b, db)
+			user := storetest.User(b, db)
 			// A backlog of waiting studies, some abandoned, as under load.
 			for i := range 200 {
 				mustCreate(b, db, user, "", "text")

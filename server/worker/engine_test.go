@@ -47,7 +47,7 @@ func TestOfflineEngineEndToEnd(t *testing.T) {
 	pathological := strings.Repeat("word ", studyloop.MaxStudyTextChars/5)
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		user := mustUser(t, db)
+		user := storetest.User(t, db)
 		lecture, err := db.CreateStudy(ctx, user, "", lectureNotes)
 		if err != nil {
 			t.Fatal(err)

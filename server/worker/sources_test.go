@@ -67,7 +67,7 @@ func TestUploadedStudiesBecomeReady(t *testing.T) {
 	photo := extracttest.JPEG(t, extracttest.RenderText(t, photoNotes))
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := t.Context()
-		user := mustUser(t, db)
+		user := storetest.User(t, db)
 		fromPDF, err := db.CreateUploadStudy(ctx, user, "Handout", []studyloop.Upload{{Kind: "pdf", Pages: "2-3", Data: pdf}})
 		if err != nil {
 			t.Fatal(err)
@@ -170,7 +170,7 @@ func TestUploadedStudiesFailWithReasons(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			db := storetest.Open(t, "sqlite")
-			user := mustUser(t, db)
+			user := storetest.User(t, db)
 			st, err := db.CreateUploadStudy(t.Context(), user, tt.name, tt.uploads)
 			if err != nil {
 				t.Fatal(err)
@@ -210,7 +210,7 @@ func TestExtractedTextSurvivesARestart(t *testing.T) {
 	}
 	db := storetest.Open(t, "sqlite")
 	ctx := t.Context()
-	user := mustUser(t, db)
+	user := storetest.User(t, db)
 	st, err := db.CreateUploadStudy(ctx, user, "Handout", []studyloop.Upload{{Kind: "pdf", Pages: "2", Data: handoutPDF(t)}})
 	if err != nil {
 		t.Fatal(err)

@@ -82,17 +82,6 @@ func (g *testGenerator) callsFor(text string) int {
 	return g.calls[text]
 }
 
-func mustUser(tb testing.TB, db *store.DB) int64 {
-	tb.Helper()
-	var id int64
-	err := db.NewRaw(`INSERT INTO users (email, password_hash, created_at) VALUES (?, ?, ?) RETURNING id`,
-		fmt.Sprintf("u%d@example.com", time.Now().UnixNano()), "hash", time.Now().UTC()).Scan(context.Background(), &id)
-	if err != nil {
-		tb.Fatalf("create user: %v", err)
-	}
-	return id
-}
-
 func mustCreate(tb testing.TB, db *store.DB, userID int64, text string) studyloop.Study {
 	tb.Helper()
 	s, err := db.CreateStudy(context.Background(), userID, "Topic", text)
@@ -153,7 +142,7 @@ func waitSettled(t *testing.T, db *store.DB, studies ...studyloop.Study) []study
 
 func TestPoolProcessesQueuedStudies(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		user := mustUser(t, db)
+		user := storetest.User(t, db)
 		var studies []studyloop.Study
 		for i := range 12 {
 			studies = append(studies, mustCreate(t, db, user, fmt.Sprint("text ", i)))
@@ -188,7 +177,7 @@ func TestPoolFailsStudiesWithReadableReasons(t *testing.T) {
 		{"overflow the text", "internal error"},
 	}
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		user := mustUser(t, db)
+		user := storetest.User(t, db)
 		var studies []studyloop.Study
 		for _, tt := range tests {
 			studies = append(studies, mustCreate(t, db, user, tt.text))
@@ -210,7 +199,7 @@ func TestPoolFailsStudiesWithReadableReasons(t *testing.T) {
 
 func TestNotifyWakesAnIdlePool(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		user := mustUser(t, db)
+		user := storetest.User(t, db)
 		first := mustCreate(t, db, user, "first")
 		// Without Notify the pool would not look again for an hour.
 		pool, _ := startPool(t, db, newTestGenerator(), &worker.Options{Workers: 2, PollInterval: time.Hour})
@@ -226,7 +215,7 @@ func TestNotifyWakesAnIdlePool(t *testing.T) {
 
 func TestHeartbeatKeepsALongStudyWithItsWorker(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		s := mustCreate(t, db, mustUser(t, db), "slow")
+		s := mustCreate(t, db, storetest.User(t, db), "slow")
 		gen := newTestGenerator()
 		gen.delay = 800 * time.Millisecond // four times the lease
 		opts := &worker.Options{Lease: 200 * time.Millisecond, Timeout: 5 * time.Second, PollInterval: 10 * time.Millisecond}
@@ -255,7 +244,7 @@ func TestRestartResumesQueuedAndAbandonedWork(t *testing.T) {
 			if _, err := db.Migrate(ctx); err != nil {
 				t.Fatal(err)
 			}
-			user := mustUser(t, db)
+			user := storetest.User(t, db)
 			var studies []studyloop.Study
 			for i := range 5 {
 				studies = append(studies, mustCreate(t, db, user, fmt.Sprint("text ", i)))
@@ -284,7 +273,7 @@ func TestRestartResumesQueuedAndAbandonedWork(t *testing.T) {
 
 func TestStopReleasesTheStudyInProgress(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		s := mustCreate(t, db, mustUser(t, db), "block until stopped")
+		s := mustCreate(t, db, storetest.User(t, db), "block until stopped")
 		gen := newTestGenerator()
 		gen.started = make(chan string, 1)
 		_, stop := startPool(t, db, gen, &worker.Options{PollInterval: 20 * time.Millisecond})
@@ -309,7 +298,7 @@ func TestStopReleasesTheStudyInProgress(t *testing.T) {
 func TestLostLeaseStopsGeneration(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		s := mustCreate(t, db, mustUser(t, db), "block until the lease is lost")
+		s := mustCreate(t, db, storetest.User(t, db), "block until the lease is lost")
 		gen := newTestGenerator()
 		gen.started, gen.stopped = make(chan string, 1), make(chan error, 1)
 		startPool(t, db, gen, &worker.Options{Lease: 150 * time.Millisecond, Timeout: time.Minute, PollInterval: time.Hour})
@@ -358,7 +347,7 @@ func TestTwoPoolsOnOneDatabaseProcessEachStudyOnce(t *testing.T) {
 			}
 			// Two servers, each with its own connection pool and workers.
 			dbA, dbB := open(), open()
-			user := mustUser(t, dbA)
+			user := storetest.User(t, dbA)
 			genA, genB := newTestGenerator(), newTestGenerator()
 			genA.delay, genB.delay = 2*time.Millisecond, 2*time.Millisecond
 			opts := &worker.Options{Workers: 3, PollInterval: 10 * time.Millisecond}

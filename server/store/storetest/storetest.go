@@ -1,7 +1,8 @@
 // Package storetest opens real, migrated, throwaway databases for tests:
 // a temporary SQLite file, and a fresh database on the PostgreSQL cluster
 // named by STUDYLOOP_TEST_POSTGRES (which `make test` starts). When CI is
-// set, a missing PostgreSQL fails the test instead of skipping it.
+// set, a missing PostgreSQL fails the test instead of skipping it. User
+// stores the account most tests need.
 package storetest
 
 import (
@@ -12,11 +13,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/studyloop/studyloop/server/store"
+	"github.com/studyloop/studyloop/server/studyloop"
 )
 
 // PostgresEnv names the environment variable holding the URL of a
@@ -66,6 +69,20 @@ func URL(tb testing.TB, dialect string) string {
 	}
 	tb.Fatalf("unknown dialect %q", dialect)
 	return ""
+}
+
+// users numbers the made-up email addresses of User.
+var users atomic.Int64
+
+// User stores a user with a made-up email address, unique within the test
+// binary, and returns its id.
+func User(tb testing.TB, db *store.DB) int64 {
+	tb.Helper()
+	u := &studyloop.User{Email: fmt.Sprintf("user%d@example.com", users.Add(1)), PasswordHash: "hash"}
+	if err := db.CreateUser(context.Background(), u); err != nil {
+		tb.Fatalf("create user: %v", err)
+	}
+	return u.ID
 }
 
 func freshPostgres(tb testing.TB) string {
