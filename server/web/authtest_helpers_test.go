@@ -245,14 +245,20 @@ func (b *browser) localPath(t testing.TB, location string) string {
 	return strings.TrimPrefix(location, b.s.base)
 }
 
+// nextQuery is the query string that sends the sign-up or sign-in page on
+// to next afterwards; "" when next is "".
+func nextQuery(next string) string {
+	if next == "" {
+		return ""
+	}
+	return "?" + url.Values{"next": {next}}.Encode()
+}
+
 // signUp creates an account through the sign-up form, arriving from a
 // sign-in redirect whose next is given, and returns where it was sent.
 func (b *browser) signUp(t testing.TB, next, email, password string) string {
 	t.Helper()
-	q := ""
-	if next != "" {
-		q = "?" + url.Values{"next": {next}}.Encode()
-	}
+	q := nextQuery(next)
 	form := b.get(t, "/signup"+q)
 	if form.status != http.StatusOK {
 		t.Fatalf("GET /signup: %d", form.status)
@@ -276,10 +282,7 @@ func (b *browser) signIn(t testing.TB, next, email, password string) string {
 
 func (b *browser) trySignIn(t testing.TB, next, email, password string) page {
 	t.Helper()
-	q := ""
-	if next != "" {
-		q = "?" + url.Values{"next": {next}}.Encode()
-	}
+	q := nextQuery(next)
 	form := b.get(t, "/signin"+q)
 	return b.post(t, "/signin"+q, url.Values{"csrf_token": {form.csrf(t)}, "email": {email}, "password": {password}})
 }

@@ -135,6 +135,20 @@ func (b *tab) text(sel string) string {
 	return strings.TrimSpace(s)
 }
 
+// settledStatus opens the study page at url until the study is ready or
+// failed, or within has passed, and returns the status it shows last.
+func (b *tab) settledStatus(url string, within time.Duration) string {
+	b.t.Helper()
+	for deadline := time.Now().Add(within); ; {
+		b.do("open study", chromedp.Navigate(url), chromedp.WaitVisible(chromedp.ID("study-status")))
+		status := b.text("#study-status")
+		if status == "ready" || status == "failed" || time.Now().After(deadline) {
+			return status
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
 // TestBrowserStudyPractice drives headless Chromium through the real
 // server: sign up, paste notes, wait for the study to be ready, answer
 // questions, and see the mastery rise.
@@ -185,16 +199,7 @@ func TestBrowserStudyPractice(t *testing.T) {
 	}
 
 	// Wait until the study is ready (the page also refreshes by itself).
-	var status string
-	for deadline := time.Now().Add(90 * time.Second); ; {
-		browser.do("open study", chromedp.Navigate(studyURL), chromedp.WaitVisible(chromedp.ID("study-status")))
-		status = browser.text("#study-status")
-		if status == "ready" || status == "failed" || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(300 * time.Millisecond)
-	}
-	if status != "ready" {
+	if status := browser.settledStatus(studyURL, 90*time.Second); status != "ready" {
 		t.Fatalf("study status %q: %s", status, browser.text("main"))
 	}
 	before := masteryPercent()

@@ -94,16 +94,7 @@ func TestBrowserUploadPractice(t *testing.T) {
 		url     string
 		sources []string
 	}{{pdfStudy, []string{"Page 2", "Page 3"}}, {photoStudy, []string{"Photo 1"}}} {
-		var status string
-		for deadline := time.Now().Add(2 * time.Minute); ; {
-			browser.do("open study", chromedp.Navigate(study.url), chromedp.WaitVisible(chromedp.ID("study-status")))
-			status = browser.text("#study-status")
-			if status == "ready" || status == "failed" || time.Now().After(deadline) {
-				break
-			}
-			time.Sleep(300 * time.Millisecond)
-		}
-		if status != "ready" {
+		if status := browser.settledStatus(study.url, 2*time.Minute); status != "ready" {
 			t.Fatalf("study %s is %q: %s", study.url, status, browser.text("main"))
 		}
 		// Every topic names where it came from: only the chosen pages, or the photo.
