@@ -8,7 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/studyloop/studyloop/internal/browsertest"
+	"github.com/studyloop/studyloop/server/browsertest"
 )
 
 // TestPagesLookRightInABrowser renders every page, English and German, in

@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"golang.org/x/oauth2"
 
-	"github.com/studyloop/studyloop/internal/browsertest"
+	"github.com/studyloop/studyloop/server/browsertest"
 	"github.com/studyloop/studyloop/server/store/storetest"
 )
 

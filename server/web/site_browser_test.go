@@ -7,7 +7,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/studyloop/studyloop/internal/browsertest"
+	"github.com/studyloop/studyloop/server/browsertest"
 )
 
 // TestPagesLoadInABrowser opens every content page, English and German, in

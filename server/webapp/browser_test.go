@@ -16,7 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/studyloop/studyloop/build"
-	"github.com/studyloop/studyloop/internal/browsertest"
+	"github.com/studyloop/studyloop/server/browsertest"
 	"github.com/studyloop/studyloop/server/config"
 	"github.com/studyloop/studyloop/server/engine"
 	"github.com/studyloop/studyloop/server/extract"

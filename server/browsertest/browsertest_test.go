@@ -8,7 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/studyloop/studyloop/internal/browsertest"
+	"github.com/studyloop/studyloop/server/browsertest"
 )
 
 // TestNewGivesEachTestAFreshBrowser loads a page in two browsers: the first
