@@ -11,3 +11,11 @@ func encode(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(v) //nolint:errcheck // the client went away
 }
+
+// handleMethodNotAllowed answers 405 naming the methods a route takes.
+func handleMethodNotAllowed(allow string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allow)
+		http.Error(w, "405 Method Not Allowed: this URL takes "+allow+".", http.StatusMethodNotAllowed)
+	})
+}

@@ -33,6 +33,11 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	mux.Handle("POST /signout", session.Sensitive(sessions.Load(handleSignOut(d.Logger, sessions))))
 	mux.Handle("GET /oauth/authorize", session.Sensitive(sessions.Load(authServer.HandleAuthorize())))
 	mux.Handle("POST /oauth/authorize", session.Sensitive(sessions.Load(authServer.HandleDecision())))
+	// POST-only endpoints answer a GET with 405 rather than the GET /
+	// fallback's 404.
+	for _, path := range []string{"/oauth/register", "/oauth/token", "/app/studies", "/app/studies/pdf", "/app/studies/photos"} {
+		mux.Handle("GET "+path, handleMethodNotAllowed("POST"))
+	}
 	mux.Handle("POST /oauth/register", oauth.CORS(authServer.HandleRegister()))
 	mux.Handle("OPTIONS /oauth/register", oauth.Preflight())
 	mux.Handle("POST /oauth/token", oauth.CORS(authServer.HandleToken()))

@@ -370,19 +370,13 @@ func TestBuiltFilesUseTheBaseURL(t *testing.T) {
 	}
 }
 
-// dynamicRoutes are URLs the agent files name that other issues serve
-// (OAuth metadata, registration, the web app); until their routes are
-// registered they may answer 404, and so do POST-only ones (the GET /
-// fallback answers GETs the other routes do not take). A signed-in page may
-// send a stranger to sign in. Every other URL must answer GET with 200.
-var dynamicRoutes = map[string]string{
-	"/.well-known/oauth-authorization-server":     "OAuth",
-	"/.well-known/oauth-authorization-server/mcp": "OAuth",
-	"/.well-known/oauth-protected-resource":       "OAuth",
-	"/.well-known/oauth-protected-resource/mcp":   "OAuth",
-	"/oauth/register":                             "OAuth (POST only)",
-	"/app":                                        "web app",
-}
+// postOnly are URLs the agent files name that take only POST: a GET gets
+// 405 with Allow: POST. signedIn are pages that send a stranger to sign in.
+// Every other URL must answer GET with 200.
+var (
+	postOnly = map[string]bool{"/oauth/register": true, "/oauth/token": true}
+	signedIn = map[string]bool{"/app": true}
+)
 
 func TestEveryAdvertisedURLAnswers(t *testing.T) {
 	srv := newTestServer(t)
@@ -402,14 +396,16 @@ func TestEveryAdvertisedURLAnswers(t *testing.T) {
 		}
 		for p := range paths {
 			res, _ := fetch(t, http.MethodGet, srv.URL+p, nil)
-			if owner, dynamic := dynamicRoutes[p]; dynamic && (res.StatusCode == 404 || res.StatusCode == 405) {
-				t.Logf("%s names %s (%s route, not registered yet): %d", doc, p, owner, res.StatusCode)
-				continue
-			}
-			if _, dynamic := dynamicRoutes[p]; dynamic && res.StatusCode == http.StatusSeeOther && strings.HasPrefix(res.Header.Get("Location"), "/signin?") {
-				continue // a signed-in page sends strangers to sign in
-			}
-			if res.StatusCode != 200 {
+			switch {
+			case postOnly[p]:
+				if res.StatusCode != http.StatusMethodNotAllowed || res.Header.Get("Allow") != "POST" {
+					t.Errorf("%s names %s (POST only): GET answers %d Allow=%q, want 405 Allow=POST", doc, p, res.StatusCode, res.Header.Get("Allow"))
+				}
+			case signedIn[p]:
+				if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/signin?") {
+					t.Errorf("%s names %s (signed-in page): answers %d Location=%q, want 303 to /signin", doc, p, res.StatusCode, res.Header.Get("Location"))
+				}
+			case res.StatusCode != 200:
 				t.Errorf("%s names %s, which answers %d", doc, p, res.StatusCode)
 			}
 		}
