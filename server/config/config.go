@@ -109,7 +109,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		errs = append(errs, fmt.Sprintf("LOG_LEVEL %q must be debug, info, warn or error", c.LogLevel))
 	}
 	if !strings.HasPrefix(c.DatabaseURL, "sqlite:") && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
-		errs = append(errs, fmt.Sprintf("DATABASE_URL must start with sqlite: or postgres://"))
+		errs = append(errs, "DATABASE_URL must start with sqlite: or postgres://")
 	}
 	if len(errs) > 0 {
 		return Config{}, fmt.Errorf("config: %s", strings.Join(errs, "; "))

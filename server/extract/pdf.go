@@ -126,9 +126,8 @@ func (x *Extractor) pdfFile(data []byte) (dir, path string, err error) {
 }
 
 var (
-	pagesLine     = regexp.MustCompile(`(?m)^Pages:\s+(\d+)\s*$`)
-	pageSizeLine  = regexp.MustCompile(`(?m)^Page\s+\d+\s+size:\s+([0-9.]+)\s+x\s+([0-9.]+)\s+pts`)
-	encryptedLine = regexp.MustCompile(`(?m)^Encrypted:\s+yes`)
+	pagesLine    = regexp.MustCompile(`(?m)^Pages:\s+(\d+)\s*$`)
+	pageSizeLine = regexp.MustCompile(`(?m)^Page\s+\d+\s+size:\s+([0-9.]+)\s+x\s+([0-9.]+)\s+pts`)
 )
 
 // errEncrypted is the message for password-protected PDFs.
