@@ -236,15 +236,6 @@ func (p page) csrf(t testing.TB) string {
 	return m[1]
 }
 
-// localPath turns an absolute location on the server into a path.
-func (b *browser) localPath(t testing.TB, location string) string {
-	t.Helper()
-	if !strings.HasPrefix(location, b.s.base+"/") {
-		t.Fatalf("location %q is not on the server %s", location, b.s.base)
-	}
-	return strings.TrimPrefix(location, b.s.base)
-}
-
 // nextQuery is the query string that sends the sign-up or sign-in page on
 // to next afterwards; "" when next is "".
 func nextQuery(next string) string {
