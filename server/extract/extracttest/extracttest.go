@@ -178,6 +178,7 @@ func RenderText(tb testing.TB, lines []string) *image.Gray {
 	return gray
 }
 
+// PNG encodes img as a PNG file, as a phone or scanner would save it.
 func PNG(tb testing.TB, img image.Image) []byte {
 	tb.Helper()
 	var b bytes.Buffer
@@ -187,6 +188,8 @@ func PNG(tb testing.TB, img image.Image) []byte {
 	return b.Bytes()
 }
 
+// JPEG encodes img as a JPEG file at quality 90, as a phone camera would
+// save it.
 func JPEG(tb testing.TB, img image.Image) []byte {
 	tb.Helper()
 	var b bytes.Buffer
