@@ -27,10 +27,13 @@ var connectPagePaths = []string{"/mcp", "/mcp/"}
 // serving a request is a map lookup, an Accept choice and a copy of
 // precomputed header values.
 type siteFiles struct {
+	site      *static.Site
 	chooser   *negotiate.Chooser
 	resources map[string]*siteResource
 	redirects map[string]*preparedResponse
-	notFound  map[string]*preparedResponse // by locale, "" for the default
+	// notFound is the 404 answer for each built 404 page, and under the
+	// nil key the answer when the build has no page for the path.
+	notFound map[*static.File]*preparedResponse
 }
 
 // siteResource is what one URL path answers.
@@ -92,10 +95,11 @@ func newSiteFiles(fsys fs.FS, baseURL string) (*siteFiles, error) {
 		return nil, err
 	}
 	s := &siteFiles{
+		site:      site,
 		chooser:   chooser,
 		resources: map[string]*siteResource{},
 		redirects: map[string]*preparedResponse{},
-		notFound:  map[string]*preparedResponse{},
+		notFound:  map[*static.File]*preparedResponse{nil: prepareNotFound(nil)},
 	}
 	// Responses are shared between the paths that serve the same entry
 	// ("/support/" and "/support"), so prepare each file once.
@@ -120,11 +124,8 @@ func newSiteFiles(fsys fs.FS, baseURL string) (*siteFiles, error) {
 		r.set("Content-Length", strconv.Itoa(len(r.body)))
 		s.redirects[from] = r
 	}
-	for lang, f := range site.NotFoundPages() {
-		s.notFound[lang] = prepareNotFound(f)
-	}
-	if s.notFound[""] == nil {
-		s.notFound[""] = prepareNotFound(nil)
+	for _, f := range site.NotFoundPages() {
+		s.notFound[f] = prepareNotFound(f)
 	}
 	return s, nil
 }
@@ -213,7 +214,7 @@ func (s *siteFiles) serve(w http.ResponseWriter, r *http.Request, urlPath string
 			redirect.write(w, r)
 			return
 		}
-		s.writeNotFound(w, r, urlPath)
+		s.notFound[s.site.NotFound(urlPath)].write(w, r)
 		return
 	}
 	rep := res.reps[0]
@@ -233,16 +234,6 @@ func (s *siteFiles) serve(w http.ResponseWriter, r *http.Request, urlPath string
 		return
 	}
 	rep.ok.write(w, r)
-}
-
-func (s *siteFiles) writeNotFound(w http.ResponseWriter, r *http.Request, urlPath string) {
-	if lang, _, ok := strings.Cut(strings.TrimPrefix(urlPath, "/"), "/"); ok && lang != "" {
-		if nf := s.notFound[lang]; nf != nil {
-			nf.write(w, r)
-			return
-		}
-	}
-	s.notFound[""].write(w, r)
 }
 
 // etagListMatches reports whether an If-None-Match field (RFC 9110 §13.1.2)
