@@ -34,20 +34,6 @@ func PageLabel(n int) string { return "Page " + strconv.Itoa(n) }
 // PhotoLabel names the n-th photo (from 1) of a study.
 func PhotoLabel(n int) string { return "Photo " + strconv.Itoa(n) }
 
-// PageCount checks that data is a readable, unencrypted PDF and returns its
-// number of pages.
-func (x *Extractor) PageCount(ctx context.Context, data []byte) (int, error) {
-	if err := x.PDFAvailable(); err != nil {
-		return 0, err
-	}
-	dir, path, err := x.pdfFile(data)
-	if err != nil {
-		return 0, err
-	}
-	defer os.RemoveAll(dir)
-	return x.pageCount(ctx, path)
-}
-
 // PDF extracts the text of the selected pages (see ParsePages; blank means
 // all) from the PDF in data, one Part per page in page order. Pages
 // without a text layer are rendered and read by OCR. When OCR is not

@@ -205,12 +205,17 @@ func TestPDFWithoutPoppler(t *testing.T) {
 func TestPageCount(t *testing.T) {
 	x := New(nil)
 	requireTools(t, x, false)
-	n, err := x.PageCount(t.Context(), textPDF(t))
+	dir, path, err := x.pdfFile(textPDF(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	n, err := x.pageCount(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := n, len(pageLines); got != want {
-		t.Fatalf("PageCount=%d, want %d", got, want)
+		t.Fatalf("pageCount=%d, want %d", got, want)
 	}
 }
 

@@ -2,7 +2,9 @@ package store
 
 import (
 	"container/list"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/studyloop/studyloop/server/fsrs"
@@ -18,15 +20,29 @@ const (
 	masteryCacheWeight  = 1 << 18
 )
 
+// masteryGranularity is the instant mastery is computed as of by default:
+// the current minute. Within it, every read of an unchanged study gives
+// the same figures, worked out once.
+const masteryGranularity = time.Minute
+
 // masteryInputs is what one student's mastery of one study is computed
 // from, apart from the time: the study's topics with their question counts,
 // the student's answered cards and per-topic progress. It is read from the
 // database at one progress version of the study and never changed after,
-// so goroutines share it without locks.
+// so goroutines share it without locks. memo keeps the figures last
+// computed from it, and the instant they are for.
 type masteryInputs struct {
 	userID  int64
 	version int64 // studies.progress_version the inputs were read at
 	topics  []topicInputs
+	memo    atomic.Pointer[masteryMemo]
+}
+
+// masteryMemo is the mastery of a masteryInputs at one instant. It is never
+// changed once made: callers get copies.
+type masteryMemo struct {
+	at    time.Time
+	study studyloop.StudyMastery // topics and figures; the caller names the study
 }
 
 // topicInputs is one topic of masteryInputs.
@@ -82,14 +98,57 @@ func (in *masteryInputs) studyMastery(now time.Time) studyloop.StudyMastery {
 	return sm
 }
 
-// studyFigures returns the study's figures at now, as studyMastery does,
-// without the topics.
-func (in *masteryInputs) studyFigures(now time.Time) studyloop.MasteryFigures {
-	parts := make([]studyloop.MasteryFigures, len(in.topics))
-	for i := range in.topics {
-		parts[i] = in.topics[i].figures(now)
+// memoAt returns the mastery at the instant at, computed once per instant:
+// the memo is kept until it is asked for another instant.
+func (in *masteryInputs) memoAt(at time.Time) *masteryMemo {
+	if m := in.memo.Load(); m != nil && m.at.Equal(at) {
+		return m
 	}
-	return mastery.Combine(parts...)
+	m := &masteryMemo{at: at, study: in.studyMastery(at)}
+	in.memo.Store(m)
+	return m
+}
+
+// memoized reports whether the mastery at the instant at is already
+// computed.
+func (in *masteryInputs) memoized(at time.Time) bool {
+	m := in.memo.Load()
+	return m != nil && m.at.Equal(at)
+}
+
+// studyMastery returns a copy of the memo's mastery that shares nothing the
+// caller could change with it.
+func (m *masteryMemo) studyMastery() studyloop.StudyMastery {
+	sm := m.study
+	sm.MasteryFigures = m.figures()
+	if m.study.Topics == nil {
+		return sm
+	}
+	sm.Topics = slices.Clone(m.study.Topics)
+	// The topics' pointers point into two arrays, one allocation each.
+	parents := make([]int64, 0, len(sm.Topics))
+	reviews := make([]time.Time, 0, len(sm.Topics))
+	for i := range sm.Topics {
+		t := &sm.Topics[i]
+		if t.ParentID != nil {
+			parents = append(parents, *t.ParentID)
+			t.ParentID = &parents[len(parents)-1]
+		}
+		if t.NextReview != nil {
+			reviews = append(reviews, *t.NextReview)
+			t.NextReview = &reviews[len(reviews)-1]
+		}
+	}
+	return sm
+}
+
+// figures returns a copy of the memo's study figures.
+func (m *masteryMemo) figures() studyloop.MasteryFigures {
+	f := m.study.MasteryFigures
+	if f.NextReview != nil {
+		f.NextReview = new(*f.NextReview)
+	}
+	return f
 }
 
 // masteryCache keeps the masteryInputs of recently read studies, least
@@ -97,9 +156,13 @@ func (in *masteryInputs) studyFigures(now time.Time) studyloop.MasteryFigures {
 // serves only the study's owner at the progress version it was read at:
 // callers read the study's current version (checking its owner) from the
 // database first, so a change made through any server is seen at once.
+// With each entry goes the mastery last computed from it (masteryMemo).
 // It is safe for concurrent use.
 type masteryCache struct {
 	maxStudies, maxWeight int
+	// granularity is what mastery times are truncated to (instant); 0
+	// or less keeps them to the microsecond. Set before first use.
+	granularity time.Duration
 
 	mu      sync.Mutex
 	weight  int
@@ -118,9 +181,19 @@ type cachedMastery struct {
 // nothing.
 func newMasteryCache(maxStudies, maxWeight int) *masteryCache {
 	return &masteryCache{
-		maxStudies: maxStudies, maxWeight: maxWeight,
+		maxStudies: maxStudies, maxWeight: maxWeight, granularity: masteryGranularity,
 		recency: list.New(), byStudy: make(map[string]*list.Element),
 	}
+}
+
+// instant returns the instant mastery asked for at now is computed as of:
+// now, as stored, truncated to the granularity.
+func (c *masteryCache) instant(now time.Time) time.Time {
+	now = storedTime(now)
+	if c.granularity > 0 {
+		now = now.Truncate(c.granularity)
+	}
+	return now
 }
 
 // get returns the user's inputs of the study at the given version, or nil.

@@ -292,21 +292,26 @@ type masteryHead struct {
 	ProgressVersion int64  `bun:"progress_version"`
 }
 
-// StudyMastery returns the user's mastery of one study at now, topic by
-// topic in study order. A study that is not the user's is ENOTFOUND.
+// StudyMastery returns the user's mastery of one study as of now truncated
+// to the minute, topic by topic in study order. A study that is not the
+// user's is ENOTFOUND.
 //
 // One query checks the owner and reads the study's progress version; the
 // inputs (topics, cards, progress) come from the cache when it holds them
-// at that version, and are read otherwise. The figures are computed from
-// the inputs at now on every call: from cached inputs, while the query
-// runs, and kept only if the version it reads is theirs.
+// at that version, and are read otherwise. The figures are computed once
+// per minute and version: every call in the same minute for an unchanged
+// study gets the same figures, those of the minute's start, while an
+// answer (which moves the version) shows at once. The result is the
+// caller's own copy.
 func (db *DB) StudyMastery(ctx context.Context, userID int64, studyID string, now time.Time) (studyloop.StudyMastery, error) {
-	now = storedTime(now)
-	var early chan studyloop.StudyMastery
+	at := db.mastery.instant(now)
+	// Figures not yet computed from cached inputs are worked out while
+	// the query runs, and kept only if the version it reads is theirs.
+	var early chan *masteryMemo
 	cached := db.mastery.latest(userID, studyID)
-	if cached != nil {
-		early = make(chan studyloop.StudyMastery, 1)
-		go func() { early <- cached.studyMastery(now) }()
+	if cached != nil && !cached.memoized(at) {
+		early = make(chan *masteryMemo, 1)
+		go func() { early <- cached.memoAt(at) }()
 	}
 	var head masteryHead
 	err := db.NewSelect().Model(&head).Where("id = ?", studyID).Where("user_id = ?", userID).Scan(ctx)
@@ -316,25 +321,31 @@ func (db *DB) StudyMastery(ctx context.Context, userID int64, studyID string, no
 	if err != nil {
 		return studyloop.StudyMastery{}, fmt.Errorf("store: get study: %w", err)
 	}
-	var sm studyloop.StudyMastery
-	if cached != nil && db.mastery.get(userID, head.ID, head.ProgressVersion) == cached {
-		sm = <-early
-	} else {
+	hit := cached != nil && db.mastery.get(userID, head.ID, head.ProgressVersion) == cached
+	var memo *masteryMemo
+	switch {
+	case hit && early != nil:
+		memo = <-early
+	case hit:
+		memo = cached.memoAt(at)
+	default:
 		inputs, err := db.masteryInputs(ctx, userID, []masteryHead{head})
 		if err != nil {
 			return studyloop.StudyMastery{}, err
 		}
-		sm = inputs[head.ID].studyMastery(now)
+		memo = inputs[head.ID].memoAt(at)
 	}
+	sm := memo.studyMastery()
 	sm.StudyID, sm.Title, sm.Status = head.ID, head.Title, studyloop.StudyStatus(head.Status)
 	return sm, nil
 }
 
-// MasterySummary returns the user's mastery across every ready study at
-// now, newest study first, with the overall score weighted by question
-// count. Each study's figures are those StudyMastery reports for it.
+// MasterySummary returns the user's mastery across every ready study as of
+// now truncated to the minute, newest study first, with the overall score
+// weighted by question count. Each study's figures are those StudyMastery
+// reports for it, from the same per-minute memo.
 func (db *DB) MasterySummary(ctx context.Context, userID int64, now time.Time) (studyloop.MasterySummary, error) {
-	now = storedTime(now)
+	at := db.mastery.instant(now)
 	var heads []masteryHead
 	if err := db.NewSelect().Model(&heads).
 		Where("user_id = ?", userID).Where("status = ?", string(studyloop.StatusReady)).
@@ -348,7 +359,7 @@ func (db *DB) MasterySummary(ctx context.Context, userID int64, now time.Time) (
 	sum := studyloop.MasterySummary{Studies: make([]studyloop.StudyMastery, len(heads))}
 	parts := make([]studyloop.MasteryFigures, len(heads))
 	for i, h := range heads {
-		parts[i] = inputs[h.ID].studyFigures(now)
+		parts[i] = inputs[h.ID].memoAt(at).figures()
 		sum.Studies[i] = studyloop.StudyMastery{
 			StudyID: h.ID, Title: h.Title, Status: studyloop.StudyStatus(h.Status), MasteryFigures: parts[i],
 		}
