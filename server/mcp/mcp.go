@@ -76,6 +76,7 @@ type Server struct {
 	info      *sdk.Implementation // serverInfo of initialize
 	toolsList json.RawMessage     // the tools/list result, encoded once
 	tools     map[string]*tool    // by name
+	mastery   *resultCache        // encoded get_mastery results
 }
 
 // New returns a Server, or an error when the options are incomplete.
@@ -100,7 +101,8 @@ func New(opts Options) (*Server, error) {
 			Version:    opts.Info.Version,
 			WebsiteURL: opts.Info.WebsiteURL,
 		},
-		tools: make(map[string]*tool),
+		tools:   make(map[string]*tool),
+		mastery: newResultCache(maxCachedResultBytes),
 	}
 	tools, err := s.newTools()
 	if err != nil {

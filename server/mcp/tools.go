@@ -269,23 +269,29 @@ func (s *Server) callTool(ctx context.Context, userID int64, params json.RawMess
 		s.logger.ErrorContext(ctx, "mcp: tool failed", "tool", p.Name, "err", err)
 		return errorResult("Internal error: the request could not be completed. Try again shortly."), nil
 	}
-	data, err := json.Marshal(out)
-	if err != nil {
-		s.logger.ErrorContext(ctx, "mcp: encode tool result", "tool", p.Name, "err", err)
-		return errorResult("Internal error: the result could not be encoded."), nil
+	result, ok := out.(encodedResult)
+	if !ok {
+		if result, err = encodeResult(out); err != nil {
+			s.logger.ErrorContext(ctx, "mcp: encode tool result", "tool", p.Name, "err", err)
+			return errorResult("Internal error: the result could not be encoded."), nil
+		}
 	}
-	return successResult(data)
+	return json.RawMessage(result), nil
 }
 
-// successResult encodes a CallToolResult carrying data both as structured
+// encodeResult encodes a CallToolResult carrying out both as structured
 // content and as text content, the form the SDK's type marshals to, written
 // out directly so the result is encoded once and never re-compacted.
-func successResult(data []byte) (json.RawMessage, *rpcError) {
+func encodeResult(out any) (encodedResult, error) {
+	data, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
 	text, err := json.Marshal(string(data))
 	if err != nil {
-		return nil, &rpcError{Code: codeInternalError, Message: "Internal error."}
+		return nil, err
 	}
-	buf := make([]byte, 0, len(text)+len(data)+64)
+	buf := make(encodedResult, 0, len(text)+len(data)+64)
 	buf = append(buf, `{"content":[{"type":"text","text":`...)
 	buf = append(buf, text...)
 	buf = append(buf, `}],"structuredContent":`...)
@@ -428,6 +434,10 @@ func (s *Server) getMastery(ctx context.Context, userID int64, args json.RawMess
 	if m.Status != studyloop.StatusReady {
 		return nil, toolErrorf("Study %q is %s, not ready: mastery exists once its questions are ready. Poll get_study_status until the status is ready.", in.StudyID, m.Status)
 	}
+	key := studyKey{userID: userID, studyID: m.StudyID}
+	if result, ok := s.mastery.get(key, m.Revision, m.AsOf); ok {
+		return result, nil
+	}
 	study := &studyMasteryOutput{
 		StudyID:        m.StudyID,
 		Title:          m.Title,
@@ -442,7 +452,12 @@ func (s *Server) getMastery(ctx context.Context, userID int64, args json.RawMess
 			BestStreak:     t.BestStreak,
 		}
 	}
-	return getMasteryOutput{Study: study}, nil
+	result, err := encodeResult(getMasteryOutput{Study: study})
+	if err != nil {
+		return nil, err
+	}
+	s.mastery.put(key, m.Revision, m.AsOf, result)
+	return result, nil
 }
 
 func newMasteryFigures(f studyloop.MasteryFigures) masteryFigures {

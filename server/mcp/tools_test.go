@@ -2,10 +2,12 @@ package mcp_test
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/studyloop/studyloop/server/fsrs"
 	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/store/storetest"
 	"github.com/studyloop/studyloop/server/studyloop"
@@ -339,6 +341,34 @@ func TestIsolation(t *testing.T) {
 		}
 		if n := countStudies(t, db, e.bob); n != 0 {
 			t.Errorf("bob owns %d studies", n)
+		}
+	})
+}
+
+// TestGetMasteryAfterAnswers checks that get_mastery asked again gives the
+// same figures, and that an answer shows in the next call at once.
+func TestGetMasteryAfterAnswers(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		st, qs := mustReadyStudy(t, db, e.alice, "Optics", 3, 4)
+		args := map[string]any{"study_id": st.ID}
+		first := decode[masteryOut](t, e.call(t, e.alice, "get_mastery", args))
+		for i, q := range qs[:3] {
+			again := decode[masteryOut](t, e.call(t, e.alice, "get_mastery", args))
+			if !reflect.DeepEqual(again.Study.figuresOut, first.Study.figuresOut) || again.Study.Attempts != i {
+				t.Fatalf("before answer %d: %+v, want %d attempts", i+1, again.Study, i)
+			}
+			if _, err := db.RecordAnswer(context.Background(), e.alice, q.ID, fsrs.Good, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			got := decode[masteryOut](t, e.call(t, e.alice, "get_mastery", args))
+			if got.Study.Attempts != i+1 || got.Study.Topics[0].Attempts != i+1 || got.Study.Score <= first.Study.Score {
+				t.Fatalf("after answer %d: %+v", i+1, got.Study)
+			}
+			first = got
+		}
+		if msg := errorText(t, e.call(t, e.bob, "get_mastery", args)); !strings.Contains(msg, "not found") {
+			t.Errorf("bob after alice's reads: %q", msg)
 		}
 	})
 }

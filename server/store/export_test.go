@@ -43,3 +43,15 @@ func MasteryMemo(db *DB, studyID string) (memo any, at time.Time, ok bool) {
 	}
 	return m, m.at, true
 }
+
+// SetMasteryClock makes db's mastery cache measure how fresh a confirmed
+// progress version is by clock. Call it before db's first mastery read.
+func SetMasteryClock(db *DB, clock func() time.Time) { db.mastery.clock = clock }
+
+// Verifying returns a handle on db's database with an empty mastery cache
+// that never trusts a cached version without reading it again.
+func Verifying(db *DB) *DB {
+	c := newMasteryCache(masteryCacheStudies, masteryCacheWeight)
+	c.freshness = 0
+	return &DB{DB: db.DB, mastery: c}
+}

@@ -25,6 +25,12 @@ const (
 // the same figures, worked out once.
 const masteryGranularity = time.Minute
 
+// masteryFreshness is how long a study's cached inputs are trusted without
+// reading its progress version from the database again. An answer recorded
+// through the same *DB shows at once; one recorded through another server
+// (or another handle on the same database) shows within this time.
+const masteryFreshness = time.Second
+
 // masteryInputs is what one student's mastery of one study is computed
 // from, apart from the time: the study's topics with their question counts,
 // the student's answered cards and per-topic progress. It is read from the
@@ -34,6 +40,8 @@ const masteryGranularity = time.Minute
 type masteryInputs struct {
 	userID  int64
 	version int64 // studies.progress_version the inputs were read at
+	title   string
+	status  studyloop.StudyStatus
 	topics  []topicInputs
 	memo    atomic.Pointer[masteryMemo]
 }
@@ -42,7 +50,7 @@ type masteryInputs struct {
 // changed once made: callers get copies.
 type masteryMemo struct {
 	at    time.Time
-	study studyloop.StudyMastery // topics and figures; the caller names the study
+	study studyloop.StudyMastery // all but the study id, which the caller gives
 }
 
 // topicInputs is one topic of masteryInputs.
@@ -105,6 +113,8 @@ func (in *masteryInputs) memoAt(at time.Time) *masteryMemo {
 		return m
 	}
 	m := &masteryMemo{at: at, study: in.studyMastery(at)}
+	m.study.Title, m.study.Status = in.title, in.status
+	m.study.AsOf, m.study.Revision = at, in.version
 	in.memo.Store(m)
 	return m
 }
@@ -116,10 +126,11 @@ func (in *masteryInputs) memoized(at time.Time) bool {
 	return m != nil && m.at.Equal(at)
 }
 
-// studyMastery returns a copy of the memo's mastery that shares nothing the
-// caller could change with it.
-func (m *masteryMemo) studyMastery() studyloop.StudyMastery {
+// studyMastery returns a copy of the memo's mastery of the study that
+// shares nothing the caller could change with it.
+func (m *masteryMemo) studyMastery(studyID string) studyloop.StudyMastery {
 	sm := m.study
+	sm.StudyID = studyID
 	sm.MasteryFigures = m.figures()
 	if m.study.Topics == nil {
 		return sm
@@ -153,27 +164,45 @@ func (m *masteryMemo) figures() studyloop.MasteryFigures {
 
 // masteryCache keeps the masteryInputs of recently read studies, least
 // recently used out first, bounded in studies and in weight. An entry
-// serves only the study's owner at the progress version it was read at:
-// callers read the study's current version (checking its owner) from the
-// database first, so a change made through any server is seen at once.
-// With each entry goes the mastery last computed from it (masteryMemo).
-// It is safe for concurrent use.
+// serves only the study's owner at the progress version it was read at.
+// Callers read the study's current version (checking its owner) from the
+// database, unless the entry's version was confirmed there less than
+// freshness ago (see fresh); a change made through this cache's *DB
+// forgets the study at once (see forget). With each entry goes the mastery
+// last computed from it (masteryMemo). It is safe for concurrent use.
 type masteryCache struct {
 	maxStudies, maxWeight int
 	// granularity is what mastery times are truncated to (instant); 0
-	// or less keeps them to the microsecond. Set before first use.
-	granularity time.Duration
+	// or less keeps them to the microsecond. freshness is how long a
+	// confirmed version is trusted; 0 or less: never. clock reads the
+	// time freshness is measured in. Set before first use.
+	granularity, freshness time.Duration
+	clock                  func() time.Time
 
 	mu      sync.Mutex
 	weight  int
 	recency *list.List               // of *cachedMastery, most recent first
 	byStudy map[string]*list.Element // study id to its element in recency
+	// forgets counts calls of forget. A version read before a forget may
+	// be out of date by then, so it is kept but never trusted as fresh.
+	forgets uint64
 }
 
 type cachedMastery struct {
 	studyID string
 	inputs  *masteryInputs
 	weight  int
+	// confirmed is when the database last reported inputs.version as
+	// the study's current one, in the cache's clock; zero: not trusted.
+	confirmed time.Time
+}
+
+// versionCheck is a reading of the cache's clock and forget count taken
+// before a study's progress version is read from the database: what that
+// version may be trusted as fresh from.
+type versionCheck struct {
+	at      time.Time
+	forgets uint64
 }
 
 // newMasteryCache returns an empty cache holding at most maxStudies
@@ -181,7 +210,8 @@ type cachedMastery struct {
 // nothing.
 func newMasteryCache(maxStudies, maxWeight int) *masteryCache {
 	return &masteryCache{
-		maxStudies: maxStudies, maxWeight: maxWeight, granularity: masteryGranularity,
+		maxStudies: maxStudies, maxWeight: maxWeight,
+		granularity: masteryGranularity, freshness: masteryFreshness, clock: time.Now,
 		recency: list.New(), byStudy: make(map[string]*list.Element),
 	}
 }
@@ -196,20 +226,72 @@ func (c *masteryCache) instant(now time.Time) time.Time {
 	return now
 }
 
-// get returns the user's inputs of the study at the given version, or nil.
-func (c *masteryCache) get(userID int64, studyID string, version int64) *masteryInputs {
+// startCheck returns the versionCheck to pass to get and put with the
+// version read next from the database.
+func (c *masteryCache) startCheck() versionCheck {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return versionCheck{at: c.clock(), forgets: c.forgets}
+}
+
+// confirm marks e's version as read from the database at check, unless a
+// forget came since.
+func (c *masteryCache) confirm(e *cachedMastery, check versionCheck) {
+	if check.forgets == c.forgets && check.at.After(e.confirmed) {
+		e.confirmed = check.at
+	}
+}
+
+// get returns the user's inputs of the study at the given version, just
+// read from the database as of check, or nil.
+func (c *masteryCache) get(userID int64, studyID string, version int64, check versionCheck) *masteryInputs {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.byStudy[studyID]
 	if e == nil {
 		return nil
 	}
-	in := e.Value.(*cachedMastery).inputs
-	if in.userID != userID || in.version != version {
+	cm := e.Value.(*cachedMastery)
+	if cm.inputs.userID != userID || cm.inputs.version != version {
+		return nil
+	}
+	c.confirm(cm, check)
+	c.recency.MoveToFront(e)
+	return cm.inputs
+}
+
+// fresh returns the user's inputs of the ready study when their version
+// was confirmed less than freshness ago, or nil: then the caller reads the
+// version from the database.
+func (c *masteryCache) fresh(userID int64, studyID string) *masteryInputs {
+	if c.freshness <= 0 {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.byStudy[studyID]
+	if e == nil {
+		return nil
+	}
+	cm := e.Value.(*cachedMastery)
+	if cm.inputs.userID != userID || cm.inputs.status != studyloop.StatusReady ||
+		cm.confirmed.IsZero() || c.clock().Sub(cm.confirmed) >= c.freshness {
 		return nil
 	}
 	c.recency.MoveToFront(e)
-	return in
+	return cm.inputs
+}
+
+// forget drops the study, whose progress version has just moved.
+func (c *masteryCache) forget(studyID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.forgets++
+	if e := c.byStudy[studyID]; e != nil {
+		gone := c.recency.Remove(e).(*cachedMastery)
+		delete(c.byStudy, studyID)
+		c.weight -= gone.weight
+	}
 }
 
 // latest returns the user's inputs of the study at whatever version the
@@ -223,10 +305,11 @@ func (c *masteryCache) latest(userID int64, studyID string) *masteryInputs {
 	return nil
 }
 
-// put keeps the study's inputs, unless the cache already holds them at a
-// later version or they weigh more than the whole cache, and drops the
-// least recently used studies beyond the bounds.
-func (c *masteryCache) put(studyID string, in *masteryInputs) {
+// put keeps the study's inputs, read at the version read from the
+// database as of check, unless the cache already holds them at a later
+// version or they weigh more than the whole cache, and drops the least
+// recently used studies beyond the bounds.
+func (c *masteryCache) put(studyID string, in *masteryInputs, check versionCheck) {
 	w := in.weight()
 	if w > c.maxWeight || c.maxStudies < 1 {
 		return
@@ -239,10 +322,16 @@ func (c *masteryCache) put(studyID string, in *masteryInputs) {
 			return
 		}
 		c.weight += w - old.weight
+		if old.inputs.version != in.version {
+			old.confirmed = time.Time{}
+		}
 		old.inputs, old.weight = in, w
+		c.confirm(old, check)
 		c.recency.MoveToFront(e)
 	} else {
-		c.byStudy[studyID] = c.recency.PushFront(&cachedMastery{studyID: studyID, inputs: in, weight: w})
+		cm := &cachedMastery{studyID: studyID, inputs: in, weight: w}
+		c.confirm(cm, check)
+		c.byStudy[studyID] = c.recency.PushFront(cm)
 		c.weight += w
 	}
 	for c.recency.Len() > c.maxStudies || c.weight > c.maxWeight {

@@ -3,8 +3,10 @@ package store
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/studyloop/studyloop/server/fsrs"
+	"github.com/studyloop/studyloop/server/studyloop"
 )
 
 // inputsWeighing returns inputs of the user's study at the version whose
@@ -33,12 +35,12 @@ func checkWeight(t *testing.T, c *masteryCache) {
 func TestMasteryCacheLRU(t *testing.T) {
 	c := newMasteryCache(3, 1000)
 	for i := 1; i <= 3; i++ {
-		c.put(fmt.Sprint("s", i), inputsWeighing(7, 1, 10))
+		c.put(fmt.Sprint("s", i), inputsWeighing(7, 1, 10), c.startCheck())
 	}
-	c.get(7, "s1", 1) // s1 is now the most recent; s2 the least
-	c.put("s4", inputsWeighing(7, 1, 10))
+	c.get(7, "s1", 1, c.startCheck()) // s1 is now the most recent; s2 the least
+	c.put("s4", inputsWeighing(7, 1, 10), c.startCheck())
 	for study, want := range map[string]bool{"s1": true, "s2": false, "s3": true, "s4": true} {
-		if got := c.get(7, study, 1) != nil; got != want {
+		if got := c.get(7, study, 1, c.startCheck()) != nil; got != want {
 			t.Errorf("%s cached %v, want %v", study, got, want)
 		}
 	}
@@ -48,17 +50,17 @@ func TestMasteryCacheLRU(t *testing.T) {
 func TestMasteryCacheWeightBound(t *testing.T) {
 	c := newMasteryCache(100, 50)
 	for i := range 5 {
-		c.put(fmt.Sprint("s", i), inputsWeighing(7, 1, 20))
+		c.put(fmt.Sprint("s", i), inputsWeighing(7, 1, 20), c.startCheck())
 		checkWeight(t, c)
 		if c.weight > 50 {
 			t.Fatalf("after %d puts the cache weighs %d, over its bound 50", i+1, c.weight)
 		}
 	}
-	if c.get(7, "s4", 1) == nil || c.get(7, "s3", 1) == nil || c.get(7, "s2", 1) != nil {
+	if c.get(7, "s4", 1, c.startCheck()) == nil || c.get(7, "s3", 1, c.startCheck()) == nil || c.get(7, "s2", 1, c.startCheck()) != nil {
 		t.Errorf("want the two latest studies kept, the others dropped")
 	}
-	c.put("huge", inputsWeighing(7, 1, 51))
-	if c.get(7, "huge", 1) != nil || c.get(7, "s4", 1) == nil {
+	c.put("huge", inputsWeighing(7, 1, 51), c.startCheck())
+	if c.get(7, "huge", 1, c.startCheck()) != nil || c.get(7, "s4", 1, c.startCheck()) == nil {
 		t.Errorf("a study heavier than the whole cache must not be kept, nor push others out")
 	}
 	checkWeight(t, c)
@@ -66,7 +68,7 @@ func TestMasteryCacheWeightBound(t *testing.T) {
 
 func TestMasteryCacheGet(t *testing.T) {
 	c := newMasteryCache(10, 1000)
-	c.put("s", inputsWeighing(7, 5, 3))
+	c.put("s", inputsWeighing(7, 5, 3), c.startCheck())
 	tests := []struct {
 		name    string
 		user    int64
@@ -81,7 +83,7 @@ func TestMasteryCacheGet(t *testing.T) {
 		{"another study", 7, "t", 5, false},
 	}
 	for _, tt := range tests {
-		if got := c.get(tt.user, tt.study, tt.version) != nil; got != tt.hit {
+		if got := c.get(tt.user, tt.study, tt.version, c.startCheck()) != nil; got != tt.hit {
 			t.Errorf("%s: hit %v, want %v", tt.name, got, tt.hit)
 		}
 	}
@@ -89,13 +91,13 @@ func TestMasteryCacheGet(t *testing.T) {
 
 func TestMasteryCacheVersions(t *testing.T) {
 	c := newMasteryCache(10, 1000)
-	c.put("s", inputsWeighing(7, 5, 3))
-	c.put("s", inputsWeighing(7, 4, 9)) // read before the answer that made 5: kept out
-	if c.get(7, "s", 5) == nil || c.get(7, "s", 4) != nil {
+	c.put("s", inputsWeighing(7, 5, 3), c.startCheck())
+	c.put("s", inputsWeighing(7, 4, 9), c.startCheck()) // read before the answer that made 5: kept out
+	if c.get(7, "s", 5, c.startCheck()) == nil || c.get(7, "s", 4, c.startCheck()) != nil {
 		t.Errorf("an older version replaced a newer one")
 	}
-	c.put("s", inputsWeighing(7, 6, 9))
-	if c.get(7, "s", 6) == nil || c.get(7, "s", 5) != nil || c.weight != 9 {
+	c.put("s", inputsWeighing(7, 6, 9), c.startCheck())
+	if c.get(7, "s", 6, c.startCheck()) == nil || c.get(7, "s", 5, c.startCheck()) != nil || c.weight != 9 {
 		t.Errorf("a newer version did not replace the older one (weight %d)", c.weight)
 	}
 	checkWeight(t, c)
@@ -103,9 +105,94 @@ func TestMasteryCacheVersions(t *testing.T) {
 
 func TestMasteryCacheOfZeroSizeHoldsNothing(t *testing.T) {
 	for _, c := range []*masteryCache{newMasteryCache(0, 0), newMasteryCache(0, 100), newMasteryCache(10, 0)} {
-		c.put("s", inputsWeighing(7, 1, 2))
-		if c.get(7, "s", 1) != nil || c.weight != 0 {
+		c.put("s", inputsWeighing(7, 1, 2), c.startCheck())
+		if c.get(7, "s", 1, c.startCheck()) != nil || c.weight != 0 {
 			t.Errorf("cache of %d studies and weight %d kept a study", c.maxStudies, c.maxWeight)
 		}
+	}
+}
+
+// fakeClock is a clock tests move by hand.
+type fakeClock struct{ now time.Time }
+
+func (f *fakeClock) read() time.Time         { return f.now }
+func (f *fakeClock) advance(d time.Duration) { f.now = f.now.Add(d) }
+
+// readyInputs returns inputs of the user's ready study at the version.
+func readyInputs(userID, version int64) *masteryInputs {
+	in := inputsWeighing(userID, version, 3)
+	in.status = studyloop.StatusReady
+	return in
+}
+
+func TestMasteryCacheFreshness(t *testing.T) {
+	tests := []struct {
+		name string
+		// act changes the cache holding study "s" of user 7 at version
+		// 5, confirmed at the clock's reading.
+		act   func(c *masteryCache, clock *fakeClock)
+		user  int64
+		fresh bool
+	}{
+		{"just confirmed", func(*masteryCache, *fakeClock) {}, 7, true},
+		{"another user", func(*masteryCache, *fakeClock) {}, 8, false},
+		{"confirmed within the second", func(_ *masteryCache, clock *fakeClock) { clock.advance(999 * time.Millisecond) }, 7, true},
+		{"confirmed a second ago", func(_ *masteryCache, clock *fakeClock) { clock.advance(time.Second) }, 7, false},
+		{"confirmed again by a read", func(c *masteryCache, clock *fakeClock) {
+			clock.advance(900 * time.Millisecond)
+			c.get(7, "s", 5, c.startCheck())
+			clock.advance(900 * time.Millisecond)
+		}, 7, true},
+		{"an answer moved the version", func(c *masteryCache, _ *fakeClock) { c.forget("s") }, 7, false},
+		{"another study answered", func(c *masteryCache, _ *fakeClock) { c.forget("t") }, 7, true},
+		{"read before an answer, kept after it", func(c *masteryCache, _ *fakeClock) {
+			check := c.startCheck()
+			c.forget("s")
+			c.put("s", readyInputs(7, 5), check)
+		}, 7, false},
+		{"confirmed before an answer to another study", func(c *masteryCache, _ *fakeClock) {
+			check := c.startCheck()
+			c.forget("t")
+			c.get(7, "s", 5, check)
+		}, 7, true},
+		{"a newer version read", func(c *masteryCache, clock *fakeClock) {
+			check := c.startCheck()
+			c.forget("s")
+			clock.advance(time.Second)
+			c.put("s", readyInputs(7, 6), check)
+		}, 7, false},
+		{"a newer version read and confirmed", func(c *masteryCache, clock *fakeClock) {
+			c.put("s", readyInputs(7, 6), c.startCheck())
+		}, 7, true},
+		{"not ready", func(c *masteryCache, _ *fakeClock) {
+			in := readyInputs(7, 6)
+			in.status = studyloop.StatusProcessing
+			c.put("s", in, c.startCheck())
+		}, 7, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := &fakeClock{now: time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)}
+			c := newMasteryCache(10, 1000)
+			c.clock = clock.read
+			c.put("s", readyInputs(7, 5), c.startCheck())
+			tt.act(c, clock)
+			if got := c.fresh(tt.user, "s") != nil; got != tt.fresh {
+				t.Errorf("fresh %v, want %v", got, tt.fresh)
+			}
+			checkWeight(t, c)
+		})
+	}
+}
+
+func TestMasteryCacheWithoutFreshness(t *testing.T) {
+	c := newMasteryCache(10, 1000)
+	c.freshness = 0
+	c.put("s", readyInputs(7, 5), c.startCheck())
+	if c.fresh(7, "s") != nil {
+		t.Error("a cache of freshness 0 trusted a version")
+	}
+	if c.get(7, "s", 5, c.startCheck()) == nil {
+		t.Error("a cache of freshness 0 lost the inputs")
 	}
 }

@@ -152,6 +152,12 @@ func TestMasteryCacheAcrossReplicas(t *testing.T) {
 				t.Fatal(err)
 			}
 			b := openReplica(t, url)
+			// Each server measures how long a confirmed version is
+			// trusted (a second) by a clock the test moves.
+			clock := reviewStart
+			for _, db := range []*store.DB{a, b} {
+				store.SetMasteryClock(db, func() time.Time { return clock })
+			}
 			alice := mustStudent(t, a, "alice@example.com")
 			st, qs := mustNestedStudy(t, a, alice, "Optics")
 			now := reviewStart.Add(time.Hour)
@@ -159,8 +165,10 @@ func TestMasteryCacheAcrossReplicas(t *testing.T) {
 				checkMatchesUncached(t, db, alice, st.ID, now)
 			}
 
-			// An answer recorded through one server shows at once on the
-			// other, which holds the study's inputs in its cache.
+			// An answer recorded through one server shows on it at once,
+			// and on the other, which holds the study's inputs in its
+			// cache, once a second has passed since it last read the
+			// study's version.
 			for i, q := range qs[:6] {
 				via, other := a, b
 				if i%2 == 1 {
@@ -171,9 +179,17 @@ func TestMasteryCacheAcrossReplicas(t *testing.T) {
 					t.Fatal(err)
 				}
 				mustAnswer(t, via, alice, q.ID, fsrs.Good, reviewStart.Add(time.Duration(i)*time.Minute))
+				if got := checkMatchesUncached(t, via, alice, st.ID, now); got.Attempts != before.Attempts+1 {
+					t.Fatalf("answer %d: the server that recorded it reports %d attempts, want %d", i, got.Attempts, before.Attempts+1)
+				}
+				clock = clock.Add(999 * time.Millisecond)
+				if stale, err := other.StudyMastery(ctx, alice, st.ID, now); err != nil || !reflect.DeepEqual(stale, before) {
+					t.Fatalf("answer %d: within the second the other server reports\n%+v (%v)\nwant what it read before\n%+v", i, stale, err, before)
+				}
+				clock = clock.Add(time.Millisecond)
 				after := checkMatchesUncached(t, other, alice, st.ID, now)
 				if after.Attempts != before.Attempts+1 {
-					t.Fatalf("answer %d: the other server reports %d attempts, want %d", i, after.Attempts, before.Attempts+1)
+					t.Fatalf("answer %d: a second later the other server reports %d attempts, want %d", i, after.Attempts, before.Attempts+1)
 				}
 			}
 

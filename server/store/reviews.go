@@ -96,6 +96,7 @@ func (db *DB) RecordAnswer(ctx context.Context, userID, questionID int64, r fsrs
 	}
 	now = storedTime(now)
 	var result fsrs.Card
+	var studyID string
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		row := cardModel{QuestionID: questionID, UserID: userID, Due: now, LastReview: now}
 		err := tx.NewSelect().
@@ -156,9 +157,12 @@ func (db *DB) RecordAnswer(ctx context.Context, userID, questionID int64, r fsrs
 			Where("id = ?", row.StudyID).Exec(ctx); err != nil {
 			return fmt.Errorf("store: move progress version: %w", err)
 		}
-		result = next
+		result, studyID = next, row.StudyID
 		return nil
 	})
+	if err == nil {
+		db.mastery.forget(studyID)
+	}
 	return result, err
 }
 
@@ -298,13 +302,19 @@ type masteryHead struct {
 //
 // One query checks the owner and reads the study's progress version; the
 // inputs (topics, cards, progress) come from the cache when it holds them
-// at that version, and are read otherwise. The figures are computed once
-// per minute and version: every call in the same minute for an unchanged
-// study gets the same figures, those of the minute's start, while an
-// answer (which moves the version) shows at once. The result is the
-// caller's own copy.
+// at that version, and are read otherwise. A ready study whose cached
+// version the database confirmed less than a second ago (masteryFreshness)
+// is served from the cache without the query: an answer recorded through
+// db shows at once, one recorded through another server within that
+// second. The figures are computed once per minute and version: every call
+// in the same minute for an unchanged study gets the same figures, those
+// of the minute's start. The result is the caller's own copy.
 func (db *DB) StudyMastery(ctx context.Context, userID int64, studyID string, now time.Time) (studyloop.StudyMastery, error) {
 	at := db.mastery.instant(now)
+	if in := db.mastery.fresh(userID, studyID); in != nil {
+		return in.memoAt(at).studyMastery(studyID), nil
+	}
+	check := db.mastery.startCheck()
 	// Figures not yet computed from cached inputs are worked out while
 	// the query runs, and kept only if the version it reads is theirs.
 	var early chan *masteryMemo
@@ -321,7 +331,7 @@ func (db *DB) StudyMastery(ctx context.Context, userID int64, studyID string, no
 	if err != nil {
 		return studyloop.StudyMastery{}, fmt.Errorf("store: get study: %w", err)
 	}
-	hit := cached != nil && db.mastery.get(userID, head.ID, head.ProgressVersion) == cached
+	hit := cached != nil && db.mastery.get(userID, head.ID, head.ProgressVersion, check) == cached
 	var memo *masteryMemo
 	switch {
 	case hit && early != nil:
@@ -329,14 +339,14 @@ func (db *DB) StudyMastery(ctx context.Context, userID int64, studyID string, no
 	case hit:
 		memo = cached.memoAt(at)
 	default:
-		inputs, err := db.masteryInputs(ctx, userID, []masteryHead{head})
+		inputs, err := db.masteryInputs(ctx, userID, []masteryHead{head}, check)
 		if err != nil {
 			return studyloop.StudyMastery{}, err
 		}
 		memo = inputs[head.ID].memoAt(at)
 	}
-	sm := memo.studyMastery()
-	sm.StudyID, sm.Title, sm.Status = head.ID, head.Title, studyloop.StudyStatus(head.Status)
+	sm := memo.studyMastery(head.ID)
+	sm.Title, sm.Status = head.Title, studyloop.StudyStatus(head.Status)
 	return sm, nil
 }
 
@@ -346,13 +356,14 @@ func (db *DB) StudyMastery(ctx context.Context, userID int64, studyID string, no
 // reports for it, from the same per-minute memo.
 func (db *DB) MasterySummary(ctx context.Context, userID int64, now time.Time) (studyloop.MasterySummary, error) {
 	at := db.mastery.instant(now)
+	check := db.mastery.startCheck()
 	var heads []masteryHead
 	if err := db.NewSelect().Model(&heads).
 		Where("user_id = ?", userID).Where("status = ?", string(studyloop.StatusReady)).
 		OrderExpr("created_at DESC, id DESC").Scan(ctx); err != nil {
 		return studyloop.MasterySummary{}, fmt.Errorf("store: ready studies: %w", err)
 	}
-	inputs, err := db.masteryInputs(ctx, userID, heads)
+	inputs, err := db.masteryInputs(ctx, userID, heads, check)
 	if err != nil {
 		return studyloop.MasterySummary{}, err
 	}
@@ -362,6 +373,7 @@ func (db *DB) MasterySummary(ctx context.Context, userID int64, now time.Time) (
 		parts[i] = inputs[h.ID].memoAt(at).figures()
 		sum.Studies[i] = studyloop.StudyMastery{
 			StudyID: h.ID, Title: h.Title, Status: studyloop.StudyStatus(h.Status), MasteryFigures: parts[i],
+			AsOf: at, Revision: inputs[h.ID].version,
 		}
 	}
 	sum.MasteryFigures = mastery.Combine(parts...)
@@ -370,12 +382,13 @@ func (db *DB) MasterySummary(ctx context.Context, userID int64, now time.Time) (
 
 // masteryInputs returns the user's mastery inputs of each study, by id:
 // from the cache when it holds them at the version in the head, else read
-// from the database. The heads must be the user's studies, just read.
-func (db *DB) masteryInputs(ctx context.Context, userID int64, heads []masteryHead) (map[string]*masteryInputs, error) {
+// from the database. The heads must be the user's studies, just read as
+// of check.
+func (db *DB) masteryInputs(ctx context.Context, userID int64, heads []masteryHead, check versionCheck) (map[string]*masteryInputs, error) {
 	inputs := make(map[string]*masteryInputs, len(heads))
 	var missing []string
 	for _, h := range heads {
-		if in := db.mastery.get(userID, h.ID, h.ProgressVersion); in != nil {
+		if in := db.mastery.get(userID, h.ID, h.ProgressVersion, check); in != nil {
 			inputs[h.ID] = in
 		} else {
 			missing = append(missing, h.ID)
@@ -406,10 +419,10 @@ func (db *DB) masteryInputs(ctx context.Context, userID int64, heads []masteryHe
 		if in == nil {
 			continue // from the cache
 		}
-		in.version = h.ProgressVersion
+		in.version, in.title, in.status = h.ProgressVersion, h.Title, studyloop.StudyStatus(h.Status)
 		inputs[h.ID] = in
 		if v, ok := versionAfter[h.ID]; ok && v == h.ProgressVersion {
-			db.mastery.put(h.ID, in)
+			db.mastery.put(h.ID, in, check)
 		}
 	}
 	return inputs, nil

@@ -76,10 +76,13 @@ func BenchmarkStudyMastery(b *testing.B) {
 				b.Fatal(err)
 			}
 			now := reviewStart.Add(30 * aDay)
+			// fresh: from memory, the version confirmed within the second;
+			// verified: the version read, inputs and figures from memory;
+			// uncached: read and worked out afresh, as after an answer.
 			for _, c := range []struct {
 				name string
 				db   *store.DB
-			}{{"cached", db}, {"uncached", store.Uncached(db)}} {
+			}{{"fresh", db}, {"verified", store.Verifying(db)}, {"uncached", store.Uncached(db)}} {
 				b.Run(c.name, func(b *testing.B) {
 					for b.Loop() {
 						m, err := c.db.StudyMastery(ctx, user, st.ID, now)

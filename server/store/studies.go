@@ -466,6 +466,9 @@ func (db *DB) CompleteStudy(ctx context.Context, id, owner string, ex studyloop.
 		}
 		return insertQuestions(ctx, tx, id, topicIDs, ex.Questions)
 	})
+	if err == nil {
+		db.mastery.forget(id)
+	}
 	if err != nil && studyloop.ErrorCode(err) == studyloop.EINTERNAL {
 		return fmt.Errorf("store: complete study: %w", err)
 	}

@@ -49,6 +49,13 @@ type StudyMastery struct {
 	Status  StudyStatus `json:"status"`
 	MasteryFigures
 	Topics []TopicMastery `json:"topics,omitempty"` // in study order; empty in a summary
+	// AsOf is the instant the figures are for: the start of the minute
+	// they were asked for in.
+	AsOf time.Time `json:"as_of"`
+	// Revision names the state of the student's answers the figures come
+	// from; it changes with every answer. Figures of one study with the
+	// same AsOf and Revision are the same.
+	Revision int64 `json:"revision"`
 }
 
 // MasterySummary is a student's mastery across every ready study. Its score
