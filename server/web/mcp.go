@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/studyloop/studyloop/build"
 	"github.com/studyloop/studyloop/server/mcp"
@@ -22,6 +23,9 @@ func newMCPHandlers(d Deps) (mcpHandlers, error) {
 	if err != nil {
 		return mcpHandlers{}, err
 	}
+	// The card is built with a placeholder origin; the served card names
+	// BASE_URL, and so does serverInfo.
+	info.WebsiteURL = strings.ReplaceAll(info.WebsiteURL, build.Placeholder, d.Config.BaseURL)
 	endpoint, err := mcp.New(mcp.Options{Store: d.DB, Info: info, Notify: d.NotifyWorkers, Logger: d.Logger})
 	if err != nil {
 		return mcpHandlers{}, err

@@ -162,8 +162,8 @@ func TestMCPEndToEnd(t *testing.T) {
 		if init.ProtocolVersion != "2025-11-25" || init.Capabilities.Tools == nil {
 			t.Fatalf("initialize: version %q, capabilities %+v", init.ProtocolVersion, init.Capabilities)
 		}
-		if si := init.ServerInfo; si.Name != card.Name || si.Version != card.Version || si.Title != card.Title {
-			t.Errorf("serverInfo %+v, server card %+v", si, card)
+		if si := init.ServerInfo; si.Name != card.Name || si.Version != card.Version || si.Title != card.Title || si.WebsiteURL != s.base+"/" {
+			t.Errorf("serverInfo %+v, server card %+v, want websiteUrl %s/", si, card, s.base)
 		}
 
 		tools, err := alice.ListTools(t.Context(), nil)
