@@ -161,6 +161,13 @@ func (s *Server) HandleDecision() http.Handler {
 			s.errorPage(w, r, http.StatusForbidden, "The approval form is missing its security token. Go back to the app and start connecting again.")
 			return
 		}
+		// Check the decision before taking the pending request, so that a
+		// post without one leaves the request to be answered.
+		decision := r.PostForm.Get("decision")
+		if decision != "approve" && decision != "deny" {
+			s.errorPage(w, r, http.StatusBadRequest, "Choose Approve or Deny.")
+			return
+		}
 		p, ok := s.takePending(r, token)
 		if !ok {
 			s.errorPage(w, r, http.StatusForbidden, "This approval form is not valid any more (it was already used, it expired, or it belongs to another request). Go back to the app and start connecting again.")
@@ -176,13 +183,8 @@ func (s *Server) HandleDecision() http.Handler {
 			s.errorPage(w, r, http.StatusBadRequest, "The app that asked for access is no longer registered.")
 			return
 		}
-		switch r.PostForm.Get("decision") {
-		case "approve":
-		case "deny":
+		if decision == "deny" {
 			s.redirectError(w, r, p.RedirectURI, p.State, p.HasState, "access_denied", "The student denied access.")
-			return
-		default:
-			s.errorPage(w, r, http.StatusBadRequest, "Choose Approve or Deny.")
 			return
 		}
 		code := "slac_" + session.RandomToken()

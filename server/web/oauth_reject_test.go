@@ -217,8 +217,20 @@ func TestConsentCSRFAndDeny(t *testing.T) {
 			checkSensitiveHeaders(t, r.name, res.header)
 		}
 
-		// The real token works once; used again it is refused.
+		// A post without a valid decision is refused and leaves the
+		// request pending: the same form can still be answered.
 		token := consent.csrf(t)
+		for _, d := range []string{"", "maybe"} {
+			form := url.Values{"csrf_token": {token}}
+			if d != "" {
+				form.Set("decision", d)
+			}
+			if res := alice.post(t, "/oauth/authorize", form); res.status != http.StatusBadRequest || res.location != "" {
+				t.Fatalf("decision %q: status %d location %q, want 400 and no redirect", d, res.status, res.location)
+			}
+		}
+
+		// The real token works once; used again it is refused.
 		if res := alice.post(t, "/oauth/authorize", url.Values{"csrf_token": {token}, "decision": {"approve"}}); res.status != http.StatusSeeOther {
 			t.Fatalf("approve: %d", res.status)
 		}
