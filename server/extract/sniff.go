@@ -32,22 +32,25 @@ var heifBrands = map[string]bool{
 	"mif1": true, "msf1": true,
 }
 
-// Sniff tells the kind of data from its first bytes: %PDF- (within the
-// first kilobyte, as readers allow), the JPEG and PNG signatures, or an
-// ISO BMFF ftyp box naming a HEIC/HEIF brand. File names are not trusted
-// and not consulted.
+// Sniff tells the kind of data from its first bytes: the JPEG and PNG
+// signatures at byte 0, an ISO BMFF ftyp box naming a HEIC/HEIF brand, or
+// else %PDF- (within the first kilobyte, as readers allow). The image
+// signatures come first because they are exact and at the start, while
+// "%PDF-" may also appear inside an image's metadata (an EXIF description
+// naming the PDF a page was scanned from). File names are not trusted and
+// not consulted.
 func Sniff(data []byte) (Kind, error) {
 	switch {
 	case len(data) == 0:
 		return "", studyloop.Errorf(studyloop.EINVALID, "The file is empty (0 bytes).")
-	case bytes.Contains(data[:min(len(data), 1024)], []byte("%PDF-")):
-		return KindPDF, nil
 	case bytes.HasPrefix(data, []byte("\xff\xd8\xff")):
 		return KindJPEG, nil
 	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
 		return KindPNG, nil
 	case isHEIF(data):
 		return KindHEIC, nil
+	case bytes.Contains(data[:min(len(data), 1024)], []byte("%PDF-")):
+		return KindPDF, nil
 	}
 	return "", studyloop.Errorf(studyloop.EINVALID, "The file is not a PDF, JPEG, PNG or HEIC image (judged by its content, not its name).")
 }

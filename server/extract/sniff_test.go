@@ -2,6 +2,8 @@ package extract
 
 import (
 	"bytes"
+	"encoding/binary"
+	"hash/crc32"
 	"image"
 	"strings"
 	"testing"
@@ -23,6 +25,8 @@ func TestCheckFile(t *testing.T) {
 		{"pdf marker too late", append(bytes.Repeat([]byte(" "), 2000), "%PDF-1.4"...), "", "not a PDF, JPEG, PNG or HEIC"},
 		{"png", extracttest.PNG(t, small), KindPNG, ""},
 		{"jpeg", extracttest.JPEG(t, small), KindJPEG, ""},
+		{"jpeg whose EXIF says %PDF-", withEXIF(extracttest.JPEG(t, small), "Scanned from notes.pdf (%PDF-1.7)"), KindJPEG, ""},
+		{"png whose text chunk says %PDF-", withPNGText(extracttest.PNG(t, small), "Comment", "%PDF-1.4 exported"), KindPNG, ""},
 		{"heic", extracttest.HEICHeader(4032, 3024), KindHEIC, ""},
 		{"heif compatible brand", append([]byte("\x00\x00\x00\x18ftypXXXX\x00\x00\x00\x00isommif1"), extracttest.HEICHeader(10, 10)[24:]...), KindHEIC, ""},
 		{"mp4 is not heic", []byte("\x00\x00\x00\x18ftypisom\x00\x00\x00\x00isomavc1"), "", "not a PDF, JPEG, PNG or HEIC"},
@@ -43,6 +47,11 @@ func TestCheckFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.err == "" {
+				if kind, err := Sniff(tt.data); err != nil || kind != tt.kind {
+					t.Fatalf("Sniff=%q, %v; want %q", kind, err, tt.kind)
+				}
+			}
 			kind, err := CheckFile(tt.data)
 			if tt.err != "" {
 				if msg := studyloop.ErrorMessage(err); !strings.Contains(msg, tt.err) {
@@ -58,4 +67,29 @@ func TestCheckFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withEXIF inserts an APP1 Exif segment whose ImageDescription-like
+// payload is desc right after a JPEG's start-of-image marker, as cameras
+// and scanning apps write one.
+func withEXIF(jpg []byte, desc string) []byte {
+	payload := append([]byte("Exif\x00\x00"), desc...)
+	seg := []byte{0xff, 0xe1, byte((len(payload) + 2) >> 8), byte(len(payload) + 2)}
+	out := append([]byte{}, jpg[:2]...)
+	out = append(out, seg...)
+	out = append(out, payload...)
+	return append(out, jpg[2:]...)
+}
+
+// withPNGText inserts a tEXt chunk after a PNG's IHDR chunk.
+func withPNGText(p []byte, key, text string) []byte {
+	data := append(append([]byte(key), 0), text...)
+	chunk := binary.BigEndian.AppendUint32(nil, uint32(len(data)))
+	chunk = append(chunk, "tEXt"...)
+	chunk = append(chunk, data...)
+	chunk = binary.BigEndian.AppendUint32(chunk, crc32.ChecksumIEEE(chunk[4:]))
+	const ihdrEnd = 8 + 4 + 4 + 13 + 4 // signature, then IHDR: length, type, data, CRC
+	out := append([]byte{}, p[:ihdrEnd]...)
+	out = append(out, chunk...)
+	return append(out, p[ihdrEnd:]...)
 }
