@@ -13,7 +13,9 @@ import (
 
 // BenchmarkMCP measures, in one run over loopback HTTP, per database, a bare
 // handler, ping, tools/list, and tools/call of list_studies (a page of 20)
-// and get_mastery (a study of 40 topics and 800 answered questions). Each
+// and get_mastery (a study of 40 topics and 800 answered questions), asked
+// again unchanged (get_mastery) and right after an answer
+// (get_mastery_after_answer). Each
 // MCP case reports its cost as a multiple of ping (x_ping; target for
 // get_mastery: at most 3), and ping reports its speed as a fraction of the
 // bare handler (of_bare; target: at least 0.5). Run it with
