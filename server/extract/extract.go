@@ -5,7 +5,8 @@
 //
 // Uploads are checked by content (magic bytes, image headers), never by
 // file name, and held to the limits below. The tools run as subprocesses
-// without a shell, reading a temporary copy of the upload, each under a
+// without a shell and with a minimal environment (none of the server's
+// secrets), reading a temporary copy of the upload, each under a
 // context timeout, a cap on its output and, when util-linux's prlimit is
 // installed, bounds on address space, CPU time and the size of files it
 // writes. Without prlimit only the timeout and output caps apply.
@@ -103,6 +104,7 @@ type Extractor struct {
 	memory   int64
 	maxText  int
 	tempDir  string
+	path     string            // the PATH the tools were found on, and see
 	tools    map[string]string // name -> absolute path, for tools found
 	ocrError error             // nil when OCR works
 }
@@ -119,6 +121,7 @@ func New(opts *Options) *Extractor {
 		memory:  o.MemoryBytes,
 		maxText: o.MaxTextBytes,
 		tempDir: o.TempDir,
+		path:    o.Path,
 		tools:   map[string]string{},
 	}
 	if x.timeout <= 0 {
@@ -133,12 +136,11 @@ func New(opts *Options) *Extractor {
 	if x.tempDir == "" {
 		x.tempDir = os.TempDir()
 	}
-	path := o.Path
-	if path == "" {
-		path = os.Getenv("PATH")
+	if x.path == "" {
+		x.path = os.Getenv("PATH")
 	}
 	for _, name := range []string{toolPDFInfo, toolPDFToText, toolPDFToPPM, toolTesseract, toolHEIFConvert, toolPrlimit} {
-		if p, ok := lookPath(path, name); ok {
+		if p, ok := lookPath(x.path, name); ok {
 			x.tools[name] = p
 		}
 	}
@@ -222,8 +224,8 @@ func (e *toolError) Error() string {
 
 func (e *toolError) Unwrap() error { return e.Err }
 
-// run runs the named tool with args, without a shell and with stdin
-// empty, writing its standard output to stdout (which may refuse further
+// run runs the named tool with args, without a shell, with stdin empty
+// and with only the environment of toolEnv, writing its standard output to stdout (which may refuse further
 // writes to cap it). It bounds the run by x.timeout and, through prlimit,
 // by memory, CPU time and written-file size.
 func (x *Extractor) run(ctx context.Context, stdout io.Writer, name string, args ...string) error {
@@ -243,14 +245,21 @@ func (x *Extractor) run(ctx context.Context, stdout io.Writer, name string, args
 			"--core=0",
 			"--"}, argv...)
 	}
+	home, err := os.MkdirTemp(x.tempDir, "studyloop-tool-")
+	if err != nil {
+		return fmt.Errorf("extract: temporary directory: %w", err)
+	}
+	defer os.RemoveAll(home)
+	if abs, err := filepath.Abs(home); err == nil {
+		home = abs
+	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	// Tesseract would start a thread per core; one worker is one core.
-	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
+	cmd.Env = x.toolEnv(home)
 	cmd.Stdout = stdout
 	stderr := &capped{limit: 4 << 10}
 	cmd.Stderr = stderr
 	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
+	err = cmd.Run()
 	if err == nil {
 		return nil
 	}
@@ -280,6 +289,23 @@ func (x *Extractor) run(ctx context.Context, stdout io.Writer, name string, args
 		}
 	}
 	return &toolError{Tool: name, Err: err, Stderr: stderr.String()}
+}
+
+// toolEnv is the whole environment of a tool run: the server's own holds
+// secrets (DATABASE_URL with its password, OAuth keys) that a tool, or a
+// file exploiting it, has no business seeing. The tools get the PATH they
+// were found on, the locale, a private empty directory as HOME and TMPDIR
+// (for whatever caches or scratch files they write), Tesseract's data
+// directory when one is configured, and one OCR thread: Tesseract would
+// start a thread per core, and one worker is one core.
+func (x *Extractor) toolEnv(home string) []string {
+	env := []string{"PATH=" + x.path, "HOME=" + home, "TMPDIR=" + home, "OMP_THREAD_LIMIT=1"}
+	for _, name := range []string{"LANG", "LC_ALL", "LC_CTYPE", "TESSDATA_PREFIX"} {
+		if v, ok := os.LookupEnv(name); ok {
+			env = append(env, name+"="+v)
+		}
+	}
+	return env
 }
 
 // isOutOfMemory recognises allocation failures in a tool's complaints.
