@@ -7,7 +7,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/studyloop/studyloop/server/fsrs"
 	"github.com/studyloop/studyloop/server/store/storetest"
 )
 
@@ -51,6 +53,19 @@ func benchmarkMCP(b *testing.B, dialect string) {
 		{"tools_list", e.url, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
 		{"list_studies", e.url, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_studies","arguments":{}}}`},
 		{"get_mastery", e.url, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_mastery","arguments":{"study_id":"` + st.ID + `"}}}`},
+		{"get_mastery_after_answer", e.url, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_mastery","arguments":{"study_id":"` + st.ID + `"}}}`},
+	}
+	// get_mastery_after_answer records an answer (untimed) before each
+	// call, so that every call reads and works out the study afresh: the
+	// cost of the first call after an answer, where get_mastery pays
+	// for the store's and its own caches being out of date.
+	answered := 0
+	answerOne := func(b *testing.B) {
+		q := qs[answered%len(qs)]
+		answered++
+		if _, err := db.RecordAnswer(b.Context(), e.alice, q.ID, fsrs.Good, time.Now()); err != nil {
+			b.Fatal(err)
+		}
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	auth := fmt.Sprintf("Bearer user-%d", e.alice)
@@ -59,6 +74,11 @@ func benchmarkMCP(b *testing.B, dialect string) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
+				if c.name == "get_mastery_after_answer" {
+					b.StopTimer()
+					answerOne(b)
+					b.StartTimer()
+				}
 				req, _ := http.NewRequest(http.MethodPost, c.url, strings.NewReader(c.body))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("Accept", "application/json, text/event-stream")

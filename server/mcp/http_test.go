@@ -35,6 +35,8 @@ func TestPostRules(t *testing.T) {
 		{"unknown notification", `{"jsonrpc":"2.0","method":"notifications/whatever","params":{"a":1}}`, nil, 202, 0, ""},
 		{"client response", `{"jsonrpc":"2.0","id":9,"result":{}}`, nil, 202, 0, ""},
 		{"client error response", `{"jsonrpc":"2.0","id":9,"error":{"code":-1,"message":"no"}}`, nil, 202, 0, ""},
+		{"client error response, id null", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, nil, 202, 0, ""},
+		{"client result response, id null", `{"jsonrpc":"2.0","id":null,"result":{}}`, nil, 400, -32600, `null`},
 
 		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`, nil, 400, -32600, `null`},
 		{"batch of one", ` [{"jsonrpc":"2.0","id":1,"method":"ping"}]`, nil, 400, -32600, `null`},

@@ -70,6 +70,11 @@ func decodeMessage(body []byte) (*request, json.RawMessage, *rpcError) {
 		return nil, nullID, &rpcError{Code: codeParseError, Message: "Parse error: the body is not valid JSON."}
 	}
 	id := w.ID
+	if w.Method == nil && string(id) == "null" && w.Error != nil && string(w.JSONRPC) == `"2.0"` {
+		// The client's error response to a message whose id it could not
+		// read (JSON-RPC 2.0 §5): a response, so 202.
+		return &request{ID: id, isResponse: true}, nil, nil
+	}
 	if id != nil && !validID(id) {
 		return nil, nullID, &rpcError{Code: codeInvalidRequest, Message: "Invalid request: id must be a string or a number."}
 	}

@@ -39,7 +39,10 @@ var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
 const latestVersion = "2025-11-25"
 
 // MaxBodyBytes is the largest POST body accepted (larger ones get 413). A
-// 400,000-character study text fits even with every character escaped.
+// 400,000-character study text fits when sent as UTF-8 (at most 4 bytes a
+// character) or with characters of the Basic Multilingual Plane escaped
+// (\uXXXX, 6 bytes); only text of mostly emoji with every one escaped as a
+// surrogate pair (12 bytes) does not, and the 413 says to send UTF-8.
 const MaxBodyBytes = 4 << 20
 
 // Store is the storage the tools use; *store.DB implements it. Every method

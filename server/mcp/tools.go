@@ -13,7 +13,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -255,8 +257,16 @@ func (s *Server) callTool(ctx context.Context, userID int64, params json.RawMess
 	if err := json.Unmarshal(args, &instance); err != nil {
 		return errorResult(fmt.Sprintf("Invalid arguments: %v.", err)), nil
 	}
-	if _, ok := instance.(map[string]any); !ok {
+	props, ok := instance.(map[string]any)
+	if !ok {
 		return errorResult("Invalid arguments: arguments must be a JSON object."), nil
+	}
+	// Many clients send null for an optional argument left out: it counts
+	// as absent (a required one is then reported missing).
+	for name, v := range props {
+		if v == nil {
+			delete(props, name)
+		}
 	}
 	if err := t.input.Validate(instance); err != nil {
 		return errorResult(fmt.Sprintf("Invalid arguments for %s: %v.", p.Name, err)), nil
@@ -335,11 +345,12 @@ func (s *Server) createStudy(ctx context.Context, userID int64, args json.RawMes
 		return nil, err
 	}
 	if err := studyloop.ValidateStudyText(in.Text); err != nil {
-		// Every refusal states the limit and what was received; the
-		// domain's over-limit message already does.
+		// A refusal for length states the limit and what was received;
+		// the domain's over-limit message already does. Bad bytes (NUL,
+		// invalid UTF-8) are named by the domain's message alone.
 		msg := studyloop.ErrorMessage(err)
-		if studyloop.ErrorCode(err) != studyloop.ETOOLARGE {
-			msg += fmt.Sprintf(" The text must be 1 to %s characters; received %s characters.",
+		if strings.TrimFunc(in.Text, unicode.IsSpace) == "" {
+			msg += fmt.Sprintf(" The text must be 1 to %s characters, not all whitespace; received %s characters.",
 				thousands(studyloop.MaxStudyTextChars), thousands(utf8.RuneCountInString(in.Text)))
 		}
 		return nil, toolErrorf("%s Nothing was stored.", msg)

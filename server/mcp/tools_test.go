@@ -102,17 +102,19 @@ func TestCreateStudy(t *testing.T) {
 			name string
 			args any
 			want []string
+			not  []string // what the message must not say
 		}{
-			{"one character over", map[string]any{"text": exactly + "x"}, []string{"400,000", "400,001"}},
-			{"far over", map[string]any{"text": strings.Repeat("ab", studyloop.MaxStudyTextChars)}, []string{"400,000", "800,000"}},
-			{"empty", map[string]any{"text": ""}, []string{"400,000", "received 0 characters"}},
-			{"whitespace only", map[string]any{"text": " \n\t "}, []string{"400,000", "received 4 characters"}},
-			{"NUL byte", map[string]any{"text": "a\x00b"}, []string{"NUL"}},
-			{"missing text", map[string]any{"title": "x"}, []string{"text"}},
-			{"text not a string", map[string]any{"text": 42}, []string{"text"}},
-			{"unknown argument", map[string]any{"text": "x", "colour": "red"}, []string{"colour"}},
-			{"title too long", map[string]any{"text": "x", "title": strings.Repeat("t", 201)}, []string{"title"}},
-			{"arguments not an object", []string{"x"}, []string{"object"}},
+			{"one character over", map[string]any{"text": exactly + "x"}, []string{"400,000", "400,001"}, nil},
+			{"far over", map[string]any{"text": strings.Repeat("ab", studyloop.MaxStudyTextChars)}, []string{"400,000", "800,000"}, nil},
+			{"empty", map[string]any{"text": ""}, []string{"400,000", "received 0 characters"}, nil},
+			{"whitespace only", map[string]any{"text": " \n\t "}, []string{"400,000", "not all whitespace", "received 4 characters"}, nil},
+			{"NUL byte", map[string]any{"text": "a\x00b"}, []string{"NUL"}, []string{"received", "characters"}},
+			{"missing text", map[string]any{"title": "x"}, []string{"text"}, nil},
+			{"text null", map[string]any{"text": nil}, []string{"missing", "text"}, nil},
+			{"text not a string", map[string]any{"text": 42}, []string{"text"}, nil},
+			{"unknown argument", map[string]any{"text": "x", "colour": "red"}, []string{"colour"}, nil},
+			{"title too long", map[string]any{"text": "x", "title": strings.Repeat("t", 201)}, []string{"title"}, nil},
+			{"arguments not an object", []string{"x"}, []string{"object"}, nil},
 		}
 		for _, tt := range refused {
 			t.Run(tt.name, func(t *testing.T) {
@@ -120,6 +122,11 @@ func TestCreateStudy(t *testing.T) {
 				for _, w := range tt.want {
 					if !strings.Contains(msg, w) {
 						t.Errorf("message %q does not mention %q", msg, w)
+					}
+				}
+				for _, w := range tt.not {
+					if strings.Contains(msg, w) {
+						t.Errorf("message %q mentions %q", msg, w)
 					}
 				}
 			})
@@ -206,6 +213,11 @@ func TestListStudies(t *testing.T) {
 			if st.StudyID != ids[i] {
 				t.Errorf("study %d is %s, want %s (newest first)", i, st.StudyID, ids[i])
 			}
+		}
+		// Optional arguments sent as null count as left out.
+		nulls := decode[listOut](t, e.call(t, e.alice, "list_studies", map[string]any{"status": nil, "limit": nil, "cursor": nil}))
+		if len(nulls.Studies) != 6 {
+			t.Errorf("null optional arguments: %d studies, want 6", len(nulls.Studies))
 		}
 		onlyReady := decode[listOut](t, e.call(t, e.alice, "list_studies", map[string]any{"status": "ready"}))
 		if len(onlyReady.Studies) != 1 || onlyReady.Studies[0].StudyID != ready.ID || *onlyReady.Studies[0].QuestionCount != 1 {
