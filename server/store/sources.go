@@ -82,7 +82,8 @@ func (db *DB) CreateUploadStudy(ctx context.Context, userID int64, title string,
 }
 
 // StudySources returns the uploaded files of a study in upload order, for
-// the worker that claimed it. It returns none once the text is extracted.
+// the worker that claimed it. It returns none once the text is extracted
+// or the study has failed.
 func (db *DB) StudySources(ctx context.Context, studyID string) ([]studyloop.Upload, error) {
 	var rows []sourceRow
 	if err := db.NewSelect().Model(&rows).Where("study_id = ?", studyID).Order("position").Scan(ctx); err != nil {
@@ -137,6 +138,15 @@ func (db *DB) SetStudyText(ctx context.Context, id, owner, text string, parts []
 	if err != nil && !errors.Is(err, ErrLeaseLost) {
 		return fmt.Errorf("store: set study text: %w", err)
 	}
+	return err
+}
+
+// dropSources deletes the uploaded files of the studies, within tx.
+func dropSources(ctx context.Context, tx bun.Tx, ids ...string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := tx.NewDelete().Model((*sourceRow)(nil)).Where("study_id IN (?)", bun.In(ids)).Exec(ctx)
 	return err
 }
 

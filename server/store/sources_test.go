@@ -3,6 +3,7 @@ package store_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -131,6 +132,86 @@ func TestUploadStudyRefusals(t *testing.T) {
 		}
 		if left, err := db.StudySources(ctx, st.ID); err != nil || len(left) != 1 {
 			t.Fatalf("after refused texts %d uploads kept (err %v), want 1", len(left), err)
+		}
+	})
+}
+
+// TestFailedUploadStudyDropsItsFiles: a study that ends failed, by its
+// worker's verdict or by running out of attempts, keeps no uploaded files
+// (up to 40 MiB each); one interrupted with attempts to spare keeps them
+// for the retry, and other studies' files are untouched.
+func TestFailedUploadStudyDropsItsFiles(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := t.Context()
+		user := storetest.User(t, db)
+		files := []studyloop.Upload{{Kind: "pdf", Data: []byte("%PDF-1.4 one")}, {Kind: "png", Data: []byte("\x89PNG\r\n\x1a\n two")}}
+		create := func(title string) studyloop.Study {
+			t.Helper()
+			st, err := db.CreateUploadStudy(ctx, user, title, files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st
+		}
+		sources := func(st studyloop.Study) int {
+			t.Helper()
+			got, err := db.StudySources(ctx, st.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(got)
+		}
+
+		// The worker's verdict.
+		refused := create("Refused")
+		waiting := create("Waiting")
+		if c := mustClaim(t, db, "w", time.Minute); c.Study.ID != refused.ID {
+			t.Fatalf("claimed %s, want %s", c.Study.ID, refused.ID)
+		}
+		if err := db.FailStudy(ctx, refused.ID, "other", "nope"); !errors.Is(err, store.ErrLeaseLost) {
+			t.Fatalf("fail by another worker: %v, want ErrLeaseLost", err)
+		}
+		if n := sources(refused); n != 2 {
+			t.Fatalf("a failure refused for a lost lease dropped files: %d left, want 2", n)
+		}
+		if err := db.FailStudy(ctx, refused.ID, "w", "The PDF is encrypted (password-protected)."); err != nil {
+			t.Fatal(err)
+		}
+		mustStatus(t, db, refused, studyloop.StatusFailed)
+		if n := sources(refused); n != 0 {
+			t.Errorf("failed study keeps %d uploaded files, want none", n)
+		}
+		if n := sources(waiting); n != 2 {
+			t.Errorf("the queued study beside it has %d files, want 2", n)
+		}
+
+		// Interrupted, with attempts to spare: the files wait for the retry;
+		// on the last attempt's interruption they go.
+		for attempt := 1; attempt <= store.MaxStudyAttempts; attempt++ {
+			c := mustClaim(t, db, fmt.Sprint("w", attempt), expired)
+			if c.Study.ID != waiting.ID || c.Attempt != attempt {
+				t.Fatalf("claimed %s attempt %d, want %s attempt %d", c.Study.ID, c.Attempt, waiting.ID, attempt)
+			}
+			if n := sources(waiting); n != 2 {
+				t.Fatalf("attempt %d: %d files, want 2 for the retry", attempt, n)
+			}
+		}
+		later := create("Later")
+		if c := mustClaim(t, db, "next", time.Minute); c.Study.ID != later.ID {
+			t.Fatalf("claimed %s, want %s", c.Study.ID, later.ID)
+		}
+		got := mustStatus(t, db, waiting, studyloop.StatusFailed)
+		if !strings.Contains(got.Reason, fmt.Sprintf("%d times", store.MaxStudyAttempts)) {
+			t.Fatalf("reason %q", got.Reason)
+		}
+		if n := sources(waiting); n != 0 {
+			t.Errorf("study failed after %d interrupted attempts keeps %d uploaded files, want none", store.MaxStudyAttempts, n)
+		}
+		if n := sources(later); n != 2 {
+			t.Errorf("the study claimed beside it has %d files, want 2", n)
+		}
+		if n := countRows(t, db, "study_sources"); n != 2 {
+			t.Errorf("study_sources holds %d rows, want the 2 of the study in progress", n)
 		}
 	})
 }

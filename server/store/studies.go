@@ -341,7 +341,8 @@ const claimReturning = `id, user_id, title, status, reason, topic_count, questio
 // attempt. Claimable are studies that are uploaded, and processing studies
 // whose lease ran out (their worker died). Before claiming, processing
 // studies whose lease ran out on their last permitted attempt are marked
-// failed with a reason. ok is false when nothing is waiting.
+// failed with a reason and their uploaded files dropped, in one
+// transaction. ok is false when nothing is waiting.
 //
 // Each study goes to exactly one caller, across processes: PostgreSQL locks
 // the chosen row with FOR UPDATE SKIP LOCKED inside one transaction, and
@@ -350,10 +351,18 @@ const claimReturning = `id, user_id, title, status, reason, topic_count, questio
 func (db *DB) ClaimStudy(ctx context.Context, owner string, lease time.Duration) (claim Claim, ok bool, err error) {
 	t := now()
 	leaseUntil := t.Add(lease)
-	_, err = db.NewRaw(`UPDATE studies
-		SET status = 'failed', reason = ?, lease_owner = '', lease_until = NULL, updated_at = ?
-		WHERE status = 'processing' AND lease_until < ? AND attempts >= ?`,
-		reasonAttemptsExhausted, t, t, MaxStudyAttempts).Exec(ctx)
+	err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var failed []string
+		err := tx.NewRaw(`UPDATE studies
+			SET status = 'failed', reason = ?, lease_owner = '', lease_until = NULL, updated_at = ?
+			WHERE status = 'processing' AND lease_until < ? AND attempts >= ?
+			RETURNING id`,
+			reasonAttemptsExhausted, t, t, MaxStudyAttempts).Scan(ctx, &failed)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		return dropSources(ctx, tx, failed...)
+	})
 	if err != nil {
 		return Claim{}, false, fmt.Errorf("store: fail exhausted studies: %w", err)
 	}
@@ -407,16 +416,33 @@ func (db *DB) ReleaseStudy(ctx context.Context, id, owner string) error {
 }
 
 // FailStudy ends owner's processing of the study as failed, storing reason
-// (words a person can read; cut to 500 characters). It returns ErrLeaseLost
-// and changes nothing when owner no longer holds the lease.
+// (words a person can read; cut to 500 characters), and drops the study's
+// uploaded files, in one transaction: a failed study is never retried, so
+// they would only take up space. It returns ErrLeaseLost and changes
+// nothing when owner no longer holds the lease.
 func (db *DB) FailStudy(ctx context.Context, id, owner, reason string) error {
 	reason = strings.TrimSpace(reason)
 	if r := []rune(reason); len(r) > maxReasonChars {
 		reason = string(r[:maxReasonChars-1]) + "…"
 	}
-	return db.updateHeld(ctx, "fail study", `UPDATE studies
-		SET status = 'failed', reason = ?, lease_owner = '', lease_until = NULL, updated_at = ?
-		WHERE `+held, reason, now(), id, owner)
+	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.NewRaw(`UPDATE studies
+			SET status = 'failed', reason = ?, lease_owner = '', lease_until = NULL, updated_at = ?
+			WHERE `+held, reason, now(), id, owner).Exec(ctx)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return ErrLeaseLost
+		}
+		return dropSources(ctx, tx, id)
+	})
+	if err != nil && !errors.Is(err, ErrLeaseLost) {
+		return fmt.Errorf("store: fail study: %w", err)
+	}
+	return err
 }
 
 func (db *DB) updateHeld(ctx context.Context, what, query string, args ...any) error {
