@@ -123,10 +123,15 @@ func TestUploadedStudiesBecomeReady(t *testing.T) {
 }
 
 // TestUploadedStudiesFailWithReasons: each bad upload ends in a failed
-// study whose reason says what is wrong, and the others are unaffected.
+// study whose reason says what is wrong and whose files are dropped, while
+// a good upload and a text study processed beside it become ready.
 func TestUploadedStudiesFailWithReasons(t *testing.T) {
 	x := textract.New(&textract.Options{Timeout: 20 * time.Second})
 	requireExtraction(t, x)
+	// A content stream inflating to 128 MiB takes poppler seconds; each
+	// tool run is cut off after one.
+	short := textract.New(&textract.Options{Timeout: time.Second})
+	handout := handoutPDF(t)
 	noOCR := t.TempDir()
 	for _, tool := range []string{"pdfinfo", "pdftotext", "pdftoppm", "prlimit"} {
 		if p, err := lookPath(tool); err == nil {
@@ -158,7 +163,9 @@ func TestUploadedStudiesFailWithReasons(t *testing.T) {
 		want      string
 	}{
 		{"encrypted PDF", x, []studyloop.Upload{{Kind: "pdf", Data: encrypted}}, "The PDF is encrypted (password-protected)"},
-		{"page range outside", x, []studyloop.Upload{{Kind: "pdf", Pages: "3-9", Data: handoutPDF(t)}}, "Page 9 is outside the document: the PDF has 4 pages."},
+		{"page range outside", x, []studyloop.Upload{{Kind: "pdf", Pages: "3-9", Data: handout}}, "Page 9 is outside the document: the PDF has 4 pages."},
+		{"truncated PDF", x, []studyloop.Upload{{Kind: "pdf", Data: handout[:len(handout)/2]}}, "The PDF is incomplete (cut off before its end)"},
+		{"decompression bomb PDF", short, []studyloop.Upload{{Kind: "pdf", Data: extracttest.Bomb(t, "text")}}, "Reading the PDF took longer than 1s and was stopped"},
 		{"scanned PDF without OCR", withoutOCR, []studyloop.Upload{{Kind: "pdf", Data: scanned}}, "no text layer, as in a scanned PDF, and OCR is not available"},
 		{"unreadable image", x, []studyloop.Upload{{Kind: "jpeg", Data: photo}, {Kind: "jpeg", Data: photo[:len(photo)/4]}}, "Photo 2 could not be read"},
 		{"text over the limit", x, []studyloop.Upload{{Kind: "pdf", Data: big}}, "over the limit of 400,000. Drop Page"},
@@ -175,13 +182,23 @@ func TestUploadedStudiesFailWithReasons(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			goodUpload, err := db.CreateUploadStudy(t.Context(), user, "Handout", []studyloop.Upload{{Kind: "pdf", Pages: "2", Data: handout}})
+			if err != nil {
+				t.Fatal(err)
+			}
 			good := mustCreate(t, db, user, "Plain notes: Osmosis is the movement of water across a membrane.")
-			startPool(t, db, gen, &worker.Options{Extractor: tt.extractor, PollInterval: 20 * time.Millisecond})
-			settled := waitSettled(t, db, st, good)
+			startPool(t, db, gen, &worker.Options{Extractor: tt.extractor, Workers: 2, PollInterval: 20 * time.Millisecond})
+			settled := waitSettled(t, db, st, goodUpload, good)
 			if got := settled[0]; got.Status != studyloop.StatusFailed || !strings.Contains(got.Reason, tt.want) {
 				t.Fatalf("study %s %q, want failed saying %q", got.Status, got.Reason, tt.want)
 			}
+			if left, err := db.StudySources(t.Context(), st.ID); err != nil || len(left) != 0 {
+				t.Errorf("the failed study keeps %d uploaded files (%v), want none", len(left), err)
+			}
 			if got := settled[1]; got.Status != studyloop.StatusReady {
+				t.Errorf("the good upload beside it: %s %q, want ready", got.Status, got.Reason)
+			}
+			if got := settled[2]; got.Status != studyloop.StatusReady {
 				t.Errorf("the text study beside it: %s %q, want ready", got.Status, got.Reason)
 			}
 		})
