@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/studyloop/studyloop/server/extract"
 	"github.com/studyloop/studyloop/server/studyloop"
@@ -25,18 +26,35 @@ const MaxUploadBody = extract.MaxStudyBytes + 1<<20
 // is parsed; the rest of the files wait in temporary files.
 const uploadMemory = 8 << 20
 
+// uploadTimeout is how long an upload request may take to arrive and be
+// answered, in place of the server's read and write timeouts (a minute),
+// which would cut off MaxUploadBody on a connection slower than about
+// 700 KB/s. Ten minutes let 41 MiB through at about 70 KB/s.
+const uploadTimeout = 10 * time.Minute
+
 // errUploadTooLarge is the message for a body over MaxUploadBody.
 var errUploadTooLarge = studyloop.Errorf(studyloop.ETOOLARGE, "The upload is larger than %d MiB, the limit for one study's files.", extract.MaxStudyBytes>>20)
 
 // ParseUpload reads a multipart upload form, at most MaxUploadBody bytes,
 // before the CSRF check reads its token from it, so that a body over the
 // limit is refused with a page saying so rather than taken for a missing
-// token. Routes put it between RequireUser and RequireCSRF.
+// token. Routes put it between RequireUser and RequireCSRF. It gives the
+// request uploadTimeout to arrive and be answered, beyond the server's
+// own read and write timeouts; a body declared over the limit is refused
+// first, under the server's timeouts.
 func (a *App) ParseUpload(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > MaxUploadBody {
 			a.renderHome(w, r, http.StatusRequestEntityTooLarge, homeForm{err: errUploadTooLarge})
 			return
+		}
+		rc := http.NewResponseController(w)
+		deadline := time.Now().Add(uploadTimeout)
+		for _, set := range []func(time.Time) error{rc.SetReadDeadline, rc.SetWriteDeadline} {
+			if err := set(deadline); err != nil {
+				// The server's timeouts stay: a slow upload may be cut off.
+				a.logger.Warn("upload: cannot extend the connection deadline", "err", err)
+			}
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, MaxUploadBody)
 		if err := r.ParseMultipartForm(uploadMemory); err != nil {

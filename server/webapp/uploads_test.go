@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"html"
+	"io"
+	"log"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -244,4 +247,106 @@ func TestStudyPageNamesTopicSources(t *testing.T) {
 			}
 		}
 	})
+}
+
+// trickle is a request body that hands out data a few bytes at a time,
+// spread over about total, as a slow connection delivers an upload.
+type trickle struct {
+	data  []byte
+	step  int
+	pause time.Duration
+}
+
+func newTrickle(data []byte, total time.Duration) *trickle {
+	const steps = 20
+	return &trickle{data: data, step: max(len(data)/steps, 1), pause: total / steps}
+}
+
+func (tr *trickle) Read(p []byte) (int, error) {
+	if len(tr.data) == 0 {
+		return 0, io.EOF
+	}
+	time.Sleep(tr.pause)
+	n := copy(p, tr.data[:min(tr.step, len(tr.data))])
+	tr.data = tr.data[n:]
+	return n, nil
+}
+
+// TestSlowUploadOutlastsServerTimeouts: the server's read and write
+// timeouts, sized for ordinary pages, would cut off a large upload on a
+// slow connection; the upload routes lift them. A server whose timeouts
+// are 300 ms receives a PDF trickled over a second and makes the study.
+func TestSlowUploadOutlastsServerTimeouts(t *testing.T) {
+	x := extract.New(nil)
+	if err := x.PDFAvailable(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	pdf := samplePDF(t)
+	db := storetest.Open(t, "sqlite")
+	e := newEnvWith(t, db, x)
+	alice := e.student(t, "alice@example.com")
+	csrf := alice.get("/app").csrf(t)
+
+	slow := httptest.NewUnstartedServer(e.srv.Config.Handler)
+	slow.Config.ReadHeaderTimeout = 300 * time.Millisecond
+	slow.Config.ReadTimeout = 300 * time.Millisecond
+	slow.Config.WriteTimeout = 300 * time.Millisecond
+	slow.Config.ErrorLog = log.New(t.Output(), "slow server: ", 0)
+	slow.Start()
+	defer slow.Close()
+
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("csrf_token", csrf)
+	mw.WriteField("title", "Slow upload")
+	fw, err := mw.CreateFormFile("pdf", "cells.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw.Write(pdf)
+	mw.Close()
+	// The session cookie is the one alice got from e.srv: a cookie is for
+	// a host, whatever its port.
+	req, err := http.NewRequest(http.MethodPost, slow.URL+"/app/studies/pdf", newTrickle(body.Bytes(), time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = int64(body.Len())
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	start := time.Now()
+	resp, err := alice.client.Do(req)
+	if err != nil {
+		t.Fatalf("upload trickled over %v cut off: %v", time.Since(start).Round(time.Millisecond), err)
+	}
+	p := readPage(t, resp)
+	if elapsed := time.Since(start); elapsed < 900*time.Millisecond {
+		t.Fatalf("the upload took %v, not longer than the server's timeouts: the test proves nothing", elapsed)
+	}
+	if p.status != http.StatusSeeOther || !strings.HasPrefix(p.location, "/app/studies/st_") {
+		t.Fatalf("slow upload: %d %s %s", p.status, p.location, p.body)
+	}
+	id := strings.TrimPrefix(p.location, "/app/studies/")
+	sources, err := db.StudySources(context.Background(), id)
+	if err != nil || len(sources) != 1 || !bytes.Equal(sources[0].Data, pdf) {
+		t.Fatalf("stored sources: %d (%v), want the whole PDF", len(sources), err)
+	}
+
+	// Other pages keep the server's timeouts: a form trickled as slowly
+	// to /app/studies is cut off.
+	form := []byte(url.Values{"csrf_token": {csrf}, "title": {"Slow"}, "text": {"Osmosis is the movement of water."}}.Encode())
+	req, err = http.NewRequest(http.MethodPost, slow.URL+"/app/studies", newTrickle(form, time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = int64(len(form))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if resp, err := alice.client.Do(req); err == nil {
+		p := readPage(t, resp)
+		if p.status == http.StatusSeeOther {
+			t.Errorf("a text form trickled past the read timeout was accepted: %d %s", p.status, p.location)
+		}
+	}
 }
