@@ -20,6 +20,16 @@ import (
 // PKCE) and §4.3 (refresh token, rotated with reuse detection as RFC 9700
 // §4.14.2 asks).
 
+// RefreshRetryWindow is how long after a refresh token was rotated it may be
+// presented again without counting as reuse: a client that sent the same
+// refresh twice at once (two tabs, a retry after a timeout) gets
+// invalid_grant for the late request and keeps the tokens the first one
+// received. Presented again later, a rotated token is a replay and revokes
+// its whole family (RFC 9700 §4.14.2). The loser of a rotation race that
+// read the token before it was rotated is likewise refused without
+// revoking anything.
+const RefreshRetryWindow = 2 * time.Second
+
 // maxTokenRequestBytes caps a token request body.
 const maxTokenRequestBytes = 64 << 10
 
@@ -47,6 +57,10 @@ func invalidRequest(d string) *tokenError {
 func invalidGrant(d string) *tokenError {
 	return &tokenError{http.StatusBadRequest, "invalid_grant", d}
 }
+
+// errRefreshJustRotated answers a refresh token that another request
+// rotated a moment ago; nothing is revoked.
+var errRefreshJustRotated = invalidGrant("The refresh token was just used by another request; use the tokens that request received.")
 
 var errInvalidClient = &tokenError{http.StatusUnauthorized, "invalid_client", "The client is not registered."}
 
@@ -163,7 +177,7 @@ func (s *Server) exchangeCode(ctx context.Context, form url.Values) (*tokenRespo
 
 // refresh rotates a refresh token: the presented token is spent and a new
 // access and refresh token issued. Presenting a spent token revokes the
-// whole family.
+// whole family, unless it was spent less than RefreshRetryWindow ago.
 func (s *Server) refresh(ctx context.Context, form url.Values) (*tokenResponse, *tokenError) {
 	presented := form.Get("refresh_token")
 	if presented == "" {
@@ -189,6 +203,8 @@ func (s *Server) refresh(ctx context.Context, form url.Values) (*tokenResponse, 
 		return nil, invalidGrant("The refresh token was issued to another client.")
 	case !tok.RevokedAt.IsZero():
 		return nil, invalidGrant("The refresh token has been revoked.")
+	case !tok.RotatedAt.IsZero() && now.Sub(tok.RotatedAt) < RefreshRetryWindow:
+		return nil, errRefreshJustRotated
 	case !tok.RotatedAt.IsZero():
 		return nil, s.replayed(ctx, tok.FamilyID, "The refresh token was already used; every token of this grant is revoked.")
 	case !now.Before(tok.ExpiresAt):
@@ -197,9 +213,9 @@ func (s *Server) refresh(ctx context.Context, form url.Values) (*tokenResponse, 
 	access, refresh, res := s.newTokens(tok.FamilyID, tok.ClientID, tok.UserID, tok.Audience, tok.Scope, now)
 	err = s.store.RotateRefreshToken(ctx, tok.Hash, now, access, refresh)
 	if studyloop.ErrorCode(err) == studyloop.ECONFLICT {
-		// Another request rotated it first: the same token was presented
-		// twice, which is reuse.
-		return nil, s.replayed(ctx, tok.FamilyID, "The refresh token was already used; every token of this grant is revoked.")
+		// Another request rotated (or revoked) it since we read it: a
+		// concurrent refresh with the same token won. Its tokens stand.
+		return nil, errRefreshJustRotated
 	} else if err != nil {
 		return nil, internal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"github.com/studyloop/studyloop/server/oauth"
 	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/store/storetest"
 	"github.com/studyloop/studyloop/server/studyloop"
@@ -365,6 +366,14 @@ func TestTokenRejects(t *testing.T) {
 			if status, _, _ := s.protected(t, at2); status != http.StatusOK {
 				t.Fatalf("rotated access token: %d", status)
 			}
+			// Within the retry window a second use is refused and revokes
+			// nothing.
+			expect(t, "reuse within the retry window", refresh(rt1), 400, "invalid_grant")
+			if status, _, _ := s.protected(t, at2); status != http.StatusOK {
+				t.Fatalf("access token after a reuse within the window: %d, want 200", status)
+			}
+			// After the window it is a replay.
+			s.backdateRotation(t, rt1, oauth.RefreshRetryWindow+time.Second)
 			expect(t, "reuse of the rotated token", refresh(rt1), 400, "invalid_grant")
 			expect(t, "the successor after reuse", refresh(rt2), 400, "invalid_grant")
 			if status, _, _ := s.protected(t, at2); status != http.StatusUnauthorized {
@@ -400,28 +409,33 @@ func TestTokenRejects(t *testing.T) {
 			rt := expect(t, "exchange", exchange(code, verifier), 200, "")["refresh_token"].(string)
 			const n = 5
 			statuses := make([]int, n)
-			codes := make([]string, n)
+			bodies := make([]map[string]any, n)
 			var wg sync.WaitGroup
 			for i := range n {
 				wg.Go(func() {
-					var body map[string]any
-					statuses[i], body = s.token(t, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {clientID}})
-					codes[i] = errorCode(body)
+					statuses[i], bodies[i] = s.token(t, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {clientID}})
 				})
 			}
 			wg.Wait()
+			var winner map[string]any
 			ok := 0
 			for i := range n {
 				switch {
 				case statuses[i] == 200:
 					ok++
-				case statuses[i] != 400 || codes[i] != "invalid_grant":
-					t.Errorf("request %d: %d %q, want 200 or 400 invalid_grant", i, statuses[i], codes[i])
+					winner = bodies[i]
+				case statuses[i] != 400 || errorCode(bodies[i]) != "invalid_grant":
+					t.Errorf("request %d: %d %q, want 200 or 400 invalid_grant", i, statuses[i], errorCode(bodies[i]))
 				}
 			}
 			if ok != 1 {
 				t.Fatalf("%d of %d concurrent refreshes succeeded, want exactly 1 (%v)", ok, n, statuses)
 			}
+			// The losers revoked nothing: the winner's tokens work.
+			if status, _, _ := s.protected(t, winner["access_token"].(string)); status != http.StatusOK {
+				t.Fatalf("the winner's access token: %d, want 200", status)
+			}
+			expect(t, "the winner's refresh token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {winner["refresh_token"].(string)}, "client_id": {clientID}}, 200, "")
 		})
 
 		t.Run("malformed requests", func(t *testing.T) {
@@ -527,4 +541,22 @@ func TestRequireToken(t *testing.T) {
 			}
 		}
 	})
+}
+
+// backdateRotation moves the rotation time of a rotated refresh token
+// (given in clear) by ago into the past, as if the clock had moved on.
+func (s *authServer) backdateRotation(t testing.TB, refreshToken string, ago time.Duration) {
+	t.Helper()
+	sum := sha256.Sum256([]byte(refreshToken))
+	res, err := s.db.NewUpdate().Table("oauth_tokens").
+		Set("rotated_at = ?", time.Now().Add(-ago).UTC()).
+		Where("hash = ?", hex.EncodeToString(sum[:])).
+		Where("rotated_at IS NOT NULL").
+		Exec(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		t.Fatalf("backdate rotation: %d rows", n)
+	}
 }
