@@ -246,14 +246,24 @@ func (db *DB) RevokeTokenFamily(ctx context.Context, familyID string, at time.Ti
 	}
 }
 
-// PruneOAuth deletes authorization codes and tokens that expired before
-// now, and clients registered before unusedBefore that never completed a
-// grant. It returns how many rows it deleted.
-func (db *DB) PruneOAuth(ctx context.Context, now, unusedBefore time.Time) (int64, error) {
-	now, unusedBefore = storedTime(now), storedTime(unusedBefore)
+// PruneOAuth deletes tokens that expired before now, authorization codes
+// that expired before now unused or were used before usedBefore, and
+// clients registered before unusedBefore that never completed a grant. It
+// returns how many rows it deleted.
+//
+// A used code is kept past its expiry so that presenting it again still
+// revokes the tokens issued from it (OAuth 2.1 §4.1.3): usedBefore should
+// be now minus the refresh token lifetime, after which those tokens have
+// expired.
+func (db *DB) PruneOAuth(ctx context.Context, now, usedBefore, unusedBefore time.Time) (int64, error) {
+	now, usedBefore, unusedBefore = storedTime(now), storedTime(usedBefore), storedTime(unusedBefore)
 	var total int64
 	queries := []*bun.DeleteQuery{
-		db.NewDelete().Model((*oauthCodeRow)(nil)).Where("expires_at <= ?", now),
+		db.NewDelete().Model((*oauthCodeRow)(nil)).
+			Where("expires_at <= ?", now).
+			WhereGroup(" AND ", func(q *bun.DeleteQuery) *bun.DeleteQuery {
+				return q.Where("used_at IS NULL").WhereOr("used_at <= ?", usedBefore)
+			}),
 		db.NewDelete().Model((*oauthTokenRow)(nil)).Where("expires_at <= ?", now),
 		db.NewDelete().Model((*oauthClientRow)(nil)).Where("granted_at IS NULL").Where("created_at < ?", unusedBefore),
 	}

@@ -261,12 +261,29 @@ func TestPruneOAuth(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		n, err := db.PruneOAuth(ctx, time.Now(), time.Now().Add(-24*time.Hour))
+		// Expired codes used recently (kept: a replay must still revoke
+		// their tokens) and long ago (pruned).
+		usedRecently := newCode(u, c, "used-recently", -time.Minute)
+		usedLongAgo := newCode(u, c, "used-long-ago", -47*time.Hour)
+		for _, uc := range []struct {
+			code *studyloop.AuthorizationCode
+			at   time.Time
+		}{{usedRecently, time.Now().Add(-2 * time.Minute)}, {usedLongAgo, time.Now().Add(-48 * time.Hour)}} {
+			if err := db.CreateAuthorizationCode(ctx, uc.code); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.RedeemAuthorizationCode(ctx, uc.code.Hash, uc.at); err != nil {
+				t.Fatal(err)
+			}
+		}
+
+		const refreshTTL = 24 * time.Hour
+		n, err := db.PruneOAuth(ctx, time.Now(), time.Now().Add(-refreshTTL), time.Now().Add(-24*time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n != 3 { // the dead code, the expired token, the unused client
-			t.Fatalf("pruned %d rows, want 3", n)
+		if n != 4 { // the dead code, the code used long ago, the expired token, the unused client
+			t.Fatalf("pruned %d rows, want 4", n)
 		}
 		checks := []struct {
 			name    string
@@ -277,6 +294,8 @@ func TestPruneOAuth(t *testing.T) {
 			{"unused client", errOf(db.OAuthClient(ctx, unused.ID)), false},
 			{"live code", errOf(db.AuthorizationCode(ctx, "live")), true},
 			{"dead code", errOf(db.AuthorizationCode(ctx, "dead")), false},
+			{"expired code used recently", errOf(db.AuthorizationCode(ctx, "used-recently")), true},
+			{"expired code used long ago", errOf(db.AuthorizationCode(ctx, "used-long-ago")), false},
 			{"live token", errOf(db.OAuthToken(ctx, "t-live")), true},
 			{"expired token", errOf(db.OAuthToken(ctx, "t-dead")), false},
 		}

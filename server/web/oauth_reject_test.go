@@ -354,6 +354,22 @@ func TestTokenRejects(t *testing.T) {
 			expect(t, "refresh token after replay", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}}, 400, "invalid_grant")
 		})
 
+		t.Run("replayed code revokes its tokens after pruning", func(t *testing.T) {
+			code, verifier := newCode()
+			access := expect(t, "first use", exchange(code, verifier), 200, "")["access_token"].(string)
+			// The code expires; pruning, as the server does every ten
+			// minutes, keeps it because it was used.
+			s.expire(t, "oauth_codes", code)
+			now := time.Now()
+			if _, err := db.PruneOAuth(context.Background(), now, now.Add(-s.cfg.RefreshTokenTTL), now.Add(-24*time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+			expect(t, "replay after pruning", exchange(code, verifier), 400, "invalid_grant")
+			if status, _, _ := s.protected(t, access); status != http.StatusUnauthorized {
+				t.Fatalf("access token after a replay of a pruned-over code: %d, want 401", status)
+			}
+		})
+
 		t.Run("refresh reuse revokes the family", func(t *testing.T) {
 			code, verifier := newCode()
 			first := expect(t, "exchange", exchange(code, verifier), 200, "")

@@ -116,7 +116,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 	defer db.Close()
 	pruneCtx, stopPruning := context.WithCancel(ctx)
 	pruned := make(chan struct{})
-	go func() { pruneExpired(pruneCtx, db, logger, pruneInterval); close(pruned) }()
+	go func() { pruneExpired(pruneCtx, db, logger, pruneInterval, cfg.RefreshTokenTTL); close(pruned) }()
 	defer func() { stopPruning(); <-pruned }()
 
 	gen, err := engine.NewOffline(nil)

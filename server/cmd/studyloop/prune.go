@@ -15,13 +15,16 @@ const (
 	unusedClientGrace = 24 * time.Hour
 )
 
-// pruneExpired deletes expired rows every interval until ctx ends.
-func pruneExpired(ctx context.Context, db *store.DB, logger *slog.Logger, interval time.Duration) {
+// pruneExpired deletes expired rows every interval until ctx ends. Used
+// authorization codes are kept for refreshTTL after their use, so that a
+// replayed code still revokes the tokens issued from it until those could
+// have expired.
+func pruneExpired(ctx context.Context, db *store.DB, logger *slog.Logger, interval, refreshTTL time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		now := time.Now()
-		oauthRows, err := db.PruneOAuth(ctx, now, now.Add(-unusedClientGrace))
+		oauthRows, err := db.PruneOAuth(ctx, now, now.Add(-refreshTTL), now.Add(-unusedClientGrace))
 		if err != nil && ctx.Err() == nil {
 			logger.Error("prune oauth", "err", err)
 		}

@@ -22,7 +22,7 @@ func TestPruneExpired(t *testing.T) {
 	}
 	done := make(chan struct{})
 	go func() {
-		pruneExpired(ctx, db, slog.New(slog.NewTextHandler(io.Discard, nil)), 10*time.Millisecond)
+		pruneExpired(ctx, db, slog.New(slog.NewTextHandler(io.Discard, nil)), 10*time.Millisecond, time.Hour)
 		close(done)
 	}()
 	deadline := time.Now().Add(5 * time.Second)
