@@ -25,7 +25,9 @@ type Options struct {
 	// AccountFailures is how many failed sign-ins one account may have
 	// within FailureWindow before each further attempt is delayed (default 5).
 	AccountFailures int
-	// IPFailures is the same for one client IP address (default 20).
+	// IPFailures is the same for one client address (default 20), as
+	// keyed by the caller (the web server uses config.Config.ClientKey: an
+	// IPv4 address or an IPv6 /64).
 	IPFailures int
 	// FailureWindow is how long a failure is remembered (default 15m).
 	FailureWindow time.Duration
@@ -112,7 +114,8 @@ func (s *Service) SignUp(ctx context.Context, email, password string) (*studyloo
 	return u, nil
 }
 
-// SignIn checks an email and password coming from the client address ip.
+// SignIn checks an email and password coming from the client whose address
+// key is ip (an address, or an IPv6 /64 prefix).
 // It returns ErrBadCredentials when they do not match and a
 // *ThrottledError while the account or the address must wait.
 func (s *Service) SignIn(ctx context.Context, email, password, ip string) (*studyloop.User, error) {

@@ -5,6 +5,7 @@ package config
 
 import (
 	"fmt"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -29,8 +30,13 @@ type Config struct {
 	// AllowedHosts are extra host names (besides BaseURL's) that requests to
 	// /mcp may name in Host or Origin (ALLOWED_HOSTS, comma-separated).
 	AllowedHosts []string
-	// RegisterRateLimit is how many client registrations one IP may make per
-	// hour (REGISTER_RATE_LIMIT, default 20; 0 turns the limit off).
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For is
+	// believed (TRUSTED_PROXIES, comma-separated CIDR ranges, default none):
+	// see ClientAddr.
+	TrustedProxies []netip.Prefix
+	// RegisterRateLimit is how many client registrations one client (see
+	// ClientKey) may make per hour (REGISTER_RATE_LIMIT, default 20; 0
+	// turns the limit off).
 	RegisterRateLimit int
 	// AccessTokenTTL is the lifetime of access tokens (ACCESS_TOKEN_TTL,
 	// default 1h).
@@ -66,6 +72,12 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			if h = strings.TrimSpace(h); h != "" {
 				c.AllowedHosts = append(c.AllowedHosts, strings.ToLower(h))
 			}
+		}
+	}
+	if v := getenv("TRUSTED_PROXIES"); v != "" {
+		var ok bool
+		if c.TrustedProxies, ok = parsePrefixes(v); !ok {
+			errs = append(errs, fmt.Sprintf("TRUSTED_PROXIES %q must be comma-separated CIDR ranges such as 10.0.0.0/8,fd00::/8", v))
 		}
 	}
 	durations := []struct {

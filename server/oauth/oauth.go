@@ -15,8 +15,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"log/slog"
-	"net"
-	"net/http"
 	"time"
 
 	"github.com/studyloop/studyloop/server/config"
@@ -68,7 +66,8 @@ type Server struct {
 
 // New returns the authorization server. cfg supplies the issuer (BaseURL),
 // the token lifetimes and the registration rate (RegisterRateLimit per hour
-// per IP; 0 turns the limit off).
+// per client, keyed by cfg.ClientKey; 0 turns the limit off). The limit is
+// kept in memory, per process.
 func New(store Store, sessions *session.Manager, cfg config.Config, opts *Options) *Server {
 	var o Options
 	if opts != nil {
@@ -102,14 +101,4 @@ func (s *Server) issuer() string { return s.cfg.BaseURL }
 func hashSecret(secret string) string {
 	sum := sha256.Sum256([]byte(secret))
 	return hex.EncodeToString(sum[:])
-}
-
-// clientIP is the address the request came from. X-Forwarded-For is not
-// trusted: anyone can send it.
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }

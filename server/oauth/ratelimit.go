@@ -8,7 +8,8 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// ipLimiter is a token bucket per client IP address, in memory.
+// ipLimiter is a token bucket per client key (config.Config.ClientKey: an
+// IPv4 address or an IPv6 /64), in memory.
 type ipLimiter struct {
 	limit rate.Limit // 0: no limit
 	burst int

@@ -49,7 +49,7 @@ func (s *Server) HandleRegister() http.Handler {
 	const badMetadata, badRedirect = "invalid_client_metadata", "invalid_redirect_uri"
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		now := s.now()
-		if ok, wait := s.registers.allow(clientIP(r), now); !ok {
+		if ok, wait := s.registers.allow(s.cfg.ClientKey(r), now); !ok {
 			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
 			writeError(w, http.StatusTooManyRequests, "too_many_requests",
 				fmt.Sprintf("Too many client registrations from this address; try again in %d seconds.", retryAfterSeconds(wait)))

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 
 	"github.com/a-h/templ"
 
 	"github.com/studyloop/studyloop/server/account"
+	"github.com/studyloop/studyloop/server/config"
 	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/studyloop"
 	"github.com/studyloop/studyloop/templates"
@@ -91,8 +91,9 @@ func handleSignInPage(sessions *session.Manager) http.Handler {
 }
 
 // handleSignIn answers POST /signin. Repeated failures for one account or
-// one address are answered 429 for a growing while.
-func handleSignIn(logger *slog.Logger, accounts *account.Service, sessions *session.Manager) http.Handler {
+// one client (cfg.ClientKey: an IPv4 address or an IPv6 /64) are answered
+// 429 for a growing while.
+func handleSignIn(logger *slog.Logger, cfg config.Config, accounts *account.Service, sessions *session.Manager) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 		if err := r.ParseForm(); err != nil {
@@ -103,7 +104,7 @@ func handleSignIn(logger *slog.Logger, accounts *account.Service, sessions *sess
 			renderAccountPage(w, r, http.StatusForbidden, templates.SignIn(authForm(r, sessions, "Sign in", expiredForm)))
 			return
 		}
-		u, err := accounts.SignIn(r.Context(), r.PostForm.Get("email"), r.PostForm.Get("password"), remoteIP(r))
+		u, err := accounts.SignIn(r.Context(), r.PostForm.Get("email"), r.PostForm.Get("password"), cfg.ClientKey(r))
 		var throttled *account.ThrottledError
 		switch {
 		case errors.As(err, &throttled):
@@ -184,14 +185,4 @@ func renderAccountPage(w http.ResponseWriter, r *http.Request, status int, c tem
 func accountServerError(logger *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
 	logger.Error("request failed", "path", r.URL.Path, "err", err)
 	http.Error(w, "Something went wrong on our side.", http.StatusInternalServerError)
-}
-
-// remoteIP is the address the request came from; X-Forwarded-For is not
-// trusted.
-func remoteIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }

@@ -81,6 +81,54 @@ func TestRegisterRateLimit(t *testing.T) {
 	}
 }
 
+// TestRegisterRateLimitPerClient: behind a trusted proxy the limit counts
+// the client X-Forwarded-For names, IPv6 clients by their /64; from an
+// untrusted peer X-Forwarded-For changes nothing.
+func TestRegisterRateLimitPerClient(t *testing.T) {
+	register := func(s *authServer, xff string) int {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, s.base+"/oauth/register", strings.NewReader(`{"redirect_uris":["https://a.example/cb"]}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Forwarded-For", xff)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	db := storetest.Open(t, "sqlite")
+	// 4 an hour gives a burst of 1.
+	proxied := startAuthServer(t, db, map[string]string{"REGISTER_RATE_LIMIT": "4", "TRUSTED_PROXIES": "127.0.0.0/8, ::1"})
+	steps := []struct {
+		xff  string
+		want int
+	}{
+		{"2001:db8:1:2::1", 201},
+		{"2001:db8:1:2:ffff::9", 429},          // same /64
+		{"192.0.2.5, 2001:db8:1:2::7", 429},    // a spoofed entry left of the proxy's changes nothing
+		{"2001:db8:1:3::1", 201},               // another /64
+		{"198.51.100.1", 201},                  // IPv4 by full address
+		{"198.51.100.2", 201},                  // its neighbour is another client
+		{"2001:db8:1:2::1, 198.51.100.1", 429}, // the rightmost untrusted entry counts
+		{"198.51.100.3, 127.0.0.9", 201},       // trusted hops are skipped
+		{"198.51.100.3", 429},
+	}
+	for i, st := range steps {
+		if got := register(proxied, st.xff); got != st.want {
+			t.Errorf("behind a trusted proxy, step %d (X-Forwarded-For %q): %d, want %d", i, st.xff, got, st.want)
+		}
+	}
+
+	direct := startAuthServer(t, db, map[string]string{"REGISTER_RATE_LIMIT": "4"})
+	if got := register(direct, "192.0.2.1"); got != 201 {
+		t.Fatalf("first registration: %d", got)
+	}
+	if got := register(direct, "192.0.2.2"); got != 429 {
+		t.Fatalf("a spoofed X-Forwarded-For without trusted proxies: %d, want 429", got)
+	}
+}
+
 // sensitiveHeaders are the headers of pages handling credentials or consent.
 var sensitiveHeaders = map[string]string{
 	"Content-Security-Policy": "frame-ancestors 'none'",

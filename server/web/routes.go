@@ -28,7 +28,7 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	mux.Handle("GET /signup", session.Sensitive(sessions.Load(handleSignUpPage(sessions))))
 	mux.Handle("POST /signup", session.Sensitive(sessions.Load(handleSignUp(d.Logger, accounts, sessions))))
 	mux.Handle("GET /signin", session.Sensitive(sessions.Load(handleSignInPage(sessions))))
-	mux.Handle("POST /signin", session.Sensitive(sessions.Load(handleSignIn(d.Logger, accounts, sessions))))
+	mux.Handle("POST /signin", session.Sensitive(sessions.Load(handleSignIn(d.Logger, d.Config, accounts, sessions))))
 	mux.Handle("GET /signout", session.Sensitive(sessions.Load(handleSignOutPage(d.Logger, d.DB, sessions))))
 	mux.Handle("POST /signout", session.Sensitive(sessions.Load(handleSignOut(d.Logger, sessions))))
 	mux.Handle("GET /oauth/authorize", session.Sensitive(sessions.Load(authServer.HandleAuthorize())))
