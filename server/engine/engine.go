@@ -4,11 +4,12 @@
 //
 // The pipeline, in order:
 //
-//  1. Parse. goldmark (with the Table and DefinitionList extensions) reads
-//     the text as markdown. Headings open sections; paragraphs and list
-//     items become prose blocks with their markup stripped but a map back
-//     to byte offsets of the original text; "term: definition" list items,
-//     bold-term lines, definition lists and table rows become facts.
+//  1. Parse. goldmark (with the Table, DefinitionList and Footnote
+//     extensions) reads the text as markdown. Headings open sections;
+//     paragraphs and list items become prose blocks with their markup
+//     stripped but a map back to byte offsets of the original text;
+//     "term: definition" list items, bold-term lines, definition lists and
+//     table rows become facts; footnotes are left out.
 //  2. Analyse. prose/v3 splits each block into sentences and tokens and
 //     tags the parts of speech of sentences short enough to question;
 //     snowball stems every content word (stop words dropped).
@@ -24,7 +25,9 @@
 //     sentences richest in keyphrases) and multiple choice (three
 //     distractors of the answer's kind from the same topic, list, column
 //     or study, the answer's position fixed by a hash of the prompt), taken
-//     in turn up to a share proportional to the topic's length.
+//     in turn up to a share proportional to the topic's length. A topic
+//     that gets none that way has a shorter sentence blanked, so every
+//     topic with a complete sentence keeps a question.
 //  6. Check. Every question passes CheckQuestion and a study-wide
 //     near-duplicate filter (Validate runs the same checks over a whole
 //     extraction); topics left without any question are dropped.

@@ -54,10 +54,10 @@ type fact struct {
 	group int // facts of one list, definition list or table column share a group
 }
 
-// newMarkdownParser returns a goldmark parser with the Table and
-// DefinitionList extensions. It is safe for concurrent use.
+// newMarkdownParser returns a goldmark parser with the Table,
+// DefinitionList and Footnote extensions. It is safe for concurrent use.
 func newMarkdownParser() parser.Parser {
-	return goldmark.New(goldmark.WithExtensions(extension.Table, extension.DefinitionList)).Parser()
+	return goldmark.New(goldmark.WithExtensions(extension.Table, extension.DefinitionList, extension.Footnote)).Parser()
 }
 
 // parseMarkdown splits source into sections of blocks and facts.
@@ -137,6 +137,9 @@ func (w *walker) blockNode(n ast.Node, list int) error {
 	case *extast.DefinitionList:
 		w.definitionList(n)
 	case *ast.FencedCodeBlock, *ast.CodeBlock, *ast.HTMLBlock, *ast.ThematicBreak:
+	case *extast.FootnoteList, *extast.Footnote:
+		// Footnotes are asides, gathered at the end of the document away
+		// from the text they annotate: not prose to ask about.
 	default:
 		return w.blockChildren(n, list)
 	}
@@ -278,7 +281,7 @@ func (w *walker) inlineInto(b *plainBuilder, n ast.Node) {
 			if c.Level >= 2 && b.b.Len() > start {
 				b.bold = append(b.bold, studyloop.Span{Start: start, End: b.b.Len()})
 			}
-		case *ast.Image, *ast.RawHTML, *ast.AutoLink:
+		case *ast.Image, *ast.RawHTML, *ast.AutoLink, *extast.FootnoteLink, *extast.FootnoteBacklink:
 		default:
 			if c.Type() == ast.TypeBlock {
 				b.space(b.lastSource())

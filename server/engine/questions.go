@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/jdkato/prose/v3/token"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -21,6 +22,11 @@ const (
 	phrasesPerTopic  = 200
 	phrasesPerClass  = 50 // study-wide distractor pool per class
 	candidatesFactor = 3  // candidates of each type prepared per question wanted
+	// A topic that gets no question otherwise may have its sentences
+	// blanked down to these floors: any complete sentence of content
+	// should yield a question.
+	minFallbackTokens  = 4
+	minFallbackContext = 3
 )
 
 // unit is the content of one topic: its prose blocks and facts.
@@ -60,7 +66,21 @@ type asker struct {
 	groups map[int][]string    // distinct terms (or cell values) of each fact group
 	used   map[studyloop.Span]bool
 	stem   stemmer
+	tagged map[string][]token.Token // the tagged tokens of cloze sentences, by text
 	out    []studyloop.Question
+}
+
+// tags is the sentenceTagger of checkQuestion: the tokens the analyzer
+// tagged, for the sentences clozes blank, and fresh tagging otherwise.
+func (a *asker) tags(sentence string) []token.Token {
+	if toks, ok := a.tagged[sentence]; ok {
+		return toks
+	}
+	return tagSentence(sentence)
+}
+
+func (a *asker) check(q studyloop.Question) error {
+	return checkQuestion(a.text, q, a.stem, a.tags)
 }
 
 func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
@@ -70,7 +90,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 		}
 		return ""
 	}
-	a := &asker{text: text, opts: opts, stem: stem, seen: newDedup(stem), pool: map[string][]phrase{}, groups: map[int][]string{}, used: map[studyloop.Span]bool{}}
+	a := &asker{text: text, opts: opts, stem: stem, seen: newDedup(stem), pool: map[string][]phrase{}, groups: map[int][]string{}, used: map[studyloop.Span]bool{}, tagged: map[string][]token.Token{}}
 	var all []phrase
 	for _, u := range units {
 		all = append(all, u.phrases[:min(len(u.phrases), phrasesPerClass)]...)
@@ -106,19 +126,30 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 func (a *asker) ask(ctx context.Context, u *unit) error {
 	want := u.wanted(a.opts.MaxQuestionsPerTopic)
 	n := want * candidatesFactor
-	src := rankSentences(u)
-	lists := [][]studyloop.Question{
+	src := a.rankSentences(u, minClozeTokens)
+	got := a.take(ctx, u, want, [][]studyloop.Question{
 		a.shortAnswers(u, n),
 		a.termDefinitions(u, n),
-		a.clozes(u, src, n, false),
+		a.clozes(u, src, n, minClozeContext, false),
 		a.multipleChoice(u, src, n),
+	})
+	if got == 0 && ctx.Err() == nil {
+		// Too little text for the usual shapes: blank a shorter sentence.
+		src = a.rankSentences(u, minFallbackTokens)
+		a.take(ctx, u, 1, [][]studyloop.Question{a.clozes(u, src, n, minFallbackContext, false)})
 	}
+	return ctx.Err()
+}
+
+// take adds up to want questions from lists, taking from each in turn,
+// and returns how many it added.
+func (a *asker) take(ctx context.Context, u *unit, want int, lists [][]studyloop.Question) int {
 	got := 0
 	for got < want {
 		progress := false
 		for i := range lists {
-			if err := ctx.Err(); err != nil {
-				return err
+			if ctx.Err() != nil {
+				return got
 			}
 			for len(lists[i]) > 0 && got < want {
 				q := lists[i][0]
@@ -126,7 +157,7 @@ func (a *asker) ask(ctx context.Context, u *unit) error {
 				q.Topic = u.topic
 				// One question per sentence or fact: asking the same thing
 				// twice, even in two forms, is a near-duplicate.
-				if a.used[q.Source] || checkQuestion(a.text, q, a.stem) != nil {
+				if a.used[q.Source] || a.check(q) != nil {
 					continue
 				}
 				if _, dup := a.seen.add(q.Prompt, q.Answer); dup {
@@ -143,7 +174,7 @@ func (a *asker) ask(ctx context.Context, u *unit) error {
 			break
 		}
 	}
-	return nil
+	return got
 }
 
 func (a *asker) shortAnswers(u *unit, n int) []studyloop.Question {
@@ -177,8 +208,9 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 		return studyloop.Question{}, false
 	}
 	from := 0
+	article := ""
 	if t := s.lower[0]; t == "a" || t == "an" || t == "the" {
-		from = 1
+		from, article = 1, t+" "
 	}
 	to := from
 	for to < len(s.toks) && to-from < 4 {
@@ -217,9 +249,9 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 	if from == 0 && s.toks[0].Tag != "NNP" && s.toks[0].Tag != "NNPS" {
 		x = lowerFirst(x)
 	}
-	if from == 1 && s.lower[0] == "the" {
-		x = "the " + x
-	}
+	// Keep the source's article: "What is a covalent bond?", not "What
+	// is covalent bond?".
+	x = article + x
 	be := "is"
 	if verb == "are" || verb == "refer" {
 		be = "are"
@@ -279,13 +311,15 @@ type clozeSource struct {
 	blanks map[*sentence][]blank
 }
 
-func rankSentences(u *unit) clozeSource {
+// rankSentences gathers the sentences of u with at least minWords words
+// that clozes may blank. It records their tagged tokens for a.tags.
+func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 	blanks := map[*sentence][]blank{}
 	score := map[*sentence]float64{}
 	for _, p := range u.phrases[:min(len(u.phrases), phrasesPerTopic)] {
 		for _, o := range u.occ[p.key] {
 			s := o.sent
-			if !clozeSentence(s) {
+			if !clozeSentence(s, minWords) {
 				continue
 			}
 			blanks[s] = append(blanks[s], blank{s.toks[o.from].Start, s.toks[o.to-1].End(), p.class, p.key})
@@ -294,9 +328,10 @@ func rankSentences(u *unit) clozeSource {
 	}
 	var sents []*sentence
 	for _, s := range u.sentences() {
-		if !clozeSentence(s) {
+		if !clozeSentence(s, minWords) {
 			continue
 		}
+		a.tagged[s.text] = s.toks
 		// Bold terms are what the author marked as worth knowing: blank them first.
 		var bold []blank
 		bolds := s.block.p.bold
@@ -323,7 +358,9 @@ func rankSentences(u *unit) clozeSource {
 
 // clozes returns cloze questions (or, with choices, their multiple-choice
 // form) from the sentences richest in keyphrases.
-func (a *asker) clozes(u *unit, src clozeSource, n int, withChoices bool) []studyloop.Question {
+// Each sentence yields its first blank that makes a valid cloze with at
+// least minContext words around it.
+func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices bool) []studyloop.Question {
 	sents, blanks := src.sents, src.blanks
 	var out []studyloop.Question
 	// Multiple choice takes the sentences cloze leaves, so the two do not
@@ -342,7 +379,7 @@ func (a *asker) clozes(u *unit, src clozeSource, n int, withChoices bool) []stud
 				Answer: s.text[b.from:b.to],
 				Source: s.span(),
 			}
-			if len(strings.Fields(q.Prompt)) < minClozeContext+1 || indexPrompt(q.Prompt, a.stem).leaks(q.Answer) {
+			if len(strings.Fields(q.Prompt)) < minContext+1 || a.check(q) != nil {
 				continue
 			}
 			if withChoices {
@@ -360,8 +397,8 @@ func (a *asker) clozes(u *unit, src clozeSource, n int, withChoices bool) []stud
 
 // clozeSentence reports whether s reads as a whole sentence worth
 // blanking: it starts with a capital, ends with a full stop that is not
-// an abbreviation's, and has at least minClozeTokens words.
-func clozeSentence(s *sentence) bool {
+// an abbreviation's, and has at least minWords words.
+func clozeSentence(s *sentence, minWords int) bool {
 	if !s.tagged || len(s.toks) > maxClozeTokens || !endsSentence(s.text) || strings.ContainsAny(s.text, "?\n") {
 		return false
 	}
@@ -371,7 +408,7 @@ func clozeSentence(s *sentence) bool {
 			words++
 		}
 	}
-	if words < minClozeTokens {
+	if words < minWords {
 		return false
 	}
 	r, _ := utf8.DecodeRuneInString(s.text)
@@ -413,7 +450,7 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 		}
 		k := p.stemKey
 		for _, have := range keys {
-			if k == have || containsWords(k, have) || containsWords(have, k) {
+			if keysOverlap(k, have) {
 				return
 			}
 		}
@@ -469,7 +506,7 @@ func (a *asker) multipleChoice(u *unit, src clozeSource, n int) []studyloop.Ques
 			v = trimEnd(v)
 			k := stemKey(v, a.stem)
 			for _, have := range keys {
-				if k == have || containsWords(k, have) || containsWords(have, k) {
+				if keysOverlap(k, have) {
 					continue next
 				}
 			}
@@ -481,7 +518,7 @@ func (a *asker) multipleChoice(u *unit, src clozeSource, n int) []studyloop.Ques
 			out = append(out, q)
 		}
 	}
-	return append(out, a.clozes(u, src, n, true)...)
+	return append(out, a.clozes(u, src, n, minClozeContext, true)...)
 }
 
 // shuffleIn places answer among the distractors at a position fixed by the

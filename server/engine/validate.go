@@ -7,9 +7,13 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/jdkato/prose/v3/tag"
+	"github.com/jdkato/prose/v3/token"
+	"github.com/jdkato/prose/v3/tokenize"
 	"github.com/kljensen/snowball/english"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
@@ -28,19 +32,24 @@ const (
 )
 
 var (
-	markdownMarks  = regexp.MustCompile("\\*\\*|__|`|\\]\\(|!\\[|\\[\\[|^\\s*#{1,6}\\s|\\|\\s*-{3}|</?[a-zA-Z][^>]*>|(^|\\s)[*_~]+\\S|\\S[*_~]+($|\\s|[.,;:!?])")
+	markdownMarks  = regexp.MustCompile("\\*\\*|__|`|\\]\\(|!\\[|\\[\\[|\\[\\^[^\\]]*\\]|^\\s*#{1,6}\\s|\\|\\s*-{3}|</?[a-zA-Z][^>]*>|(^|\\s)[*_~]+\\S|\\S[*_~]+($|\\s|[.,;:!?])")
 	listMarker     = regexp.MustCompile(`^\s*([-*+>]|\d+[.)])\s`)
 	secondQuestion = regexp.MustCompile(`(?i)\?.*\S.*\?|\band (what|why|how|when|where|who|which)\b`)
-	linkTarget     = regexp.MustCompile(`\]\([^)]*\)|<[^>]*>`)
+	// linkTarget matches what of a source span is not read as text: link
+	// targets, HTML tags and footnote references.
+	linkTarget = regexp.MustCompile(`\]\([^)]*\)|<[^>]*>|\[\^[^\]]*\]`)
 )
 
 // CheckQuestion reports the first way q falls short of a well-formed
 // practice question on text: it must be grounded in its source span, not
-// give its answer away, be one complete question free of markdown, and,
-// for multiple choice, offer three distinct distractors besides the answer.
-// Checks that span questions (duplicates, coverage) are Validate's.
+// give its answer away, be one complete question free of markdown
+// (footnote references included) with no prompt, answer or choice cut
+// off, blank (if a cloze) no verb its clause needs, and, for multiple
+// choice, offer three distractors besides the answer whose content stems
+// neither repeat nor contain one another's. Checks that span questions
+// (duplicates, coverage) are Validate's.
 func CheckQuestion(text string, q studyloop.Question) error {
-	return checkQuestion(text, q, stemWord)
+	return checkQuestion(text, q, stemWord, tagSentence)
 }
 
 // stemmer returns the stem of a lower-cased word, or "" for stop words and
@@ -54,7 +63,7 @@ func stemWord(lower string) string {
 	return english.Stem(lower, false)
 }
 
-func checkQuestion(text string, q studyloop.Question, stem stemmer) error {
+func checkQuestion(text string, q studyloop.Question, stem stemmer, tags sentenceTagger) error {
 	switch q.Type {
 	case studyloop.QuestionCloze, studyloop.QuestionShortAnswer, studyloop.QuestionTermDefinition, studyloop.QuestionMultipleChoice:
 	default:
@@ -86,6 +95,15 @@ func checkQuestion(text string, q studyloop.Question, stem stemmer) error {
 	if truncated(answer) {
 		return fmt.Errorf("answer %q looks cut off", answer)
 	}
+	// A blank stands for a word, so a prompt ending in one is not cut off.
+	if truncated(strings.TrimSuffix(strings.ReplaceAll(prompt, Blank, "x"), "?")) {
+		return fmt.Errorf("prompt %q looks cut off", prompt)
+	}
+	for _, c := range q.Choices {
+		if truncated(c) {
+			return fmt.Errorf("choice %q looks cut off", c)
+		}
+	}
 	blanks := strings.Count(prompt, Blank)
 	switch {
 	case blanks > 1:
@@ -105,8 +123,15 @@ func checkQuestion(text string, q studyloop.Question, stem stemmer) error {
 	if !containsWords(source, normalize(answer)) {
 		return fmt.Errorf("answer %q not found in its source", answer)
 	}
-	if blanks == 1 && !containsWords(source, normalize(strings.Replace(prompt, Blank, answer, 1))) {
-		return errors.New("cloze with its answer filled in is not its source sentence")
+	if blanks == 1 {
+		filled := strings.Replace(prompt, Blank, answer, 1)
+		if !containsWords(source, normalize(filled)) {
+			return errors.New("cloze with its answer filled in is not its source sentence")
+		}
+		from := strings.Index(prompt, Blank)
+		if toks := tags(filled); toks != nil && !keepsVerb(toks, from, from+len(answer)) {
+			return fmt.Errorf("blank %q takes the verb of its clause", answer)
+		}
 	}
 	if indexPrompt(prompt, stem).leaks(answer) {
 		return fmt.Errorf("prompt gives the answer %q away", answer)
@@ -126,7 +151,7 @@ func checkChoices(prompt, answer string, choices []string, stem stemmer) error {
 	}
 	hits := 0
 	index := indexPrompt(prompt, stem)
-	keys := make([]string, len(choices))
+	keys := make([][]string, len(choices))
 	for i, c := range choices {
 		if c == answer {
 			hits++
@@ -134,14 +159,14 @@ func checkChoices(prompt, answer string, choices []string, stem stemmer) error {
 		if strings.TrimSpace(c) != c || c == "" {
 			return errors.New("empty or untrimmed choice")
 		}
-		keys[i] = stemKey(c, stem)
+		keys[i] = contentStems(c, stem)
 	}
 	if hits != 1 {
 		return fmt.Errorf("answer among the choices %d times, want once", hits)
 	}
 	for i := range keys {
 		for j := range keys {
-			if i != j && (keys[i] == keys[j] || containsWords(keys[i], keys[j])) {
+			if i < j && overlap(keys[i], keys[j]) {
 				return fmt.Errorf("choices %q and %q overlap", choices[i], choices[j])
 			}
 		}
@@ -248,6 +273,35 @@ func contentStems(s string, stem stemmer) []string {
 
 func stemKey(s string, stem stemmer) string {
 	return " " + strings.Join(contentStems(s, stem), " ") + " "
+}
+
+// overlap reports whether two choices, given as sorted distinct stems, are
+// too alike to offer side by side: the same stems, or the stems of one all
+// among the other's ("batch systems" and "batch systems with known run
+// times"). Choices without content stems overlap only each other.
+func overlap(a, b []string) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	j := 0
+	for _, s := range a {
+		for j < len(b) && b[j] < s {
+			j++
+		}
+		if j == len(b) || b[j] != s {
+			return false
+		}
+		j++
+	}
+	return true
+}
+
+// keysOverlap is overlap for stem keys as stemKey gives them.
+func keysOverlap(a, b string) bool {
+	return overlap(strings.Fields(a), strings.Fields(b))
 }
 
 // promptIndex holds what leak checks need of a prompt, computed once.
@@ -429,4 +483,120 @@ func jaccard(a, b []string) float64 {
 		}
 	}
 	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// sentenceTagger returns the tokens of a sentence with their parts of
+// speech, or nil when it cannot tag them (the check that needs them is
+// then skipped). The generator passes one that reuses its own tagging.
+type sentenceTagger func(sentence string) []token.Token
+
+var defaultTagger = sync.OnceValues(func() (*tag.Tagger, error) { return tag.New() })
+
+// tagSentence tags sentence as the generator does: prose's tokenizer and
+// tagger, on sentences of at most maxTaggedTokens tokens.
+func tagSentence(sentence string) []token.Token {
+	tagger, err := defaultTagger()
+	if err != nil {
+		return nil
+	}
+	toks := tokenize.New().Tokenize(sentence)
+	if len(toks) < 3 || len(toks) > maxTaggedTokens {
+		return nil
+	}
+	tagger.TagTokens(toks)
+	return toks
+}
+
+// clauseOpeners are the words that, after a comma, open a new clause with
+// a verb of its own. "and" and "or" are not among them: after a comma they
+// as often close a list.
+var clauseOpeners = map[string]bool{
+	"but": true, "while": true, "whereas": true, "although": true, "though": true, "because": true, "yet": true,
+}
+
+// subordinators open a subordinate clause, whose verb is not the verb of
+// the clause before it ("one tectonic plate slides beneath another and
+// melts as it sinks"). Most double as prepositions, so they only end the
+// clause of a blank before them.
+var subordinators = map[string]bool{
+	"as": true, "because": true, "since": true, "while": true, "whereas": true, "although": true, "though": true,
+	"if": true, "unless": true, "when": true, "whenever": true, "after": true, "before": true, "until": true,
+}
+
+// leadingSubordinators open a subordinate clause and hardly anything else,
+// so a blank between one and the next comma lies in that clause ("And if
+// the incident Rays flow from Q, the refracted Rays shall ...").
+var leadingSubordinators = map[string]bool{
+	"if": true, "because": true, "although": true, "though": true, "whereas": true, "unless": true,
+	"when": true, "whenever": true, "while": true,
+}
+
+// finiteVerb reports whether token i of toks is a finite verb: a tense-
+// marked form, a modal, or a base form not after "to".
+func finiteVerb(toks []token.Token, i int) bool {
+	switch toks[i].Tag {
+	case "VBD", "VBP", "VBZ", "MD":
+		return true
+	case "VB":
+		return i == 0 || toks[i-1].Tag != "TO"
+	}
+	return false
+}
+
+// clauseBoundary reports whether token i of toks ends one clause and
+// opens the next: a semicolon, a comma before a clause-opening
+// conjunction, or a coordinating conjunction before a finite verb (perhaps
+// after an adverb), which joins two predicates that each need a verb.
+func clauseBoundary(toks []token.Token, i int) bool {
+	switch t := toks[i]; {
+	case t.Text == ";":
+		return true
+	case t.Text == ",":
+		return i+1 < len(toks) && clauseOpeners[strings.ToLower(toks[i+1].Text)]
+	case t.Tag == "CC":
+		j := i + 1
+		if j < len(toks) && strings.HasPrefix(toks[j].Tag, "RB") {
+			j++
+		}
+		return j < len(toks) && finiteVerb(toks, j)
+	}
+	return false
+}
+
+// keepsVerb reports whether the clause of the tagged sentence toks that
+// holds bytes [from, to), the blank of a cloze, keeps a finite verb
+// outside them. Every clause has one; when none is left, the blank has
+// swallowed it even if the tagger read it as a noun ("Threads of a
+// process share memory" blanking "process share memory", "one tectonic
+// plate slides beneath another and melts" blanking "tectonic plate
+// slides").
+func keepsVerb(toks []token.Token, from, to int) bool {
+	start, end := 0, len(toks)
+	for i, t := range toks {
+		switch {
+		case t.End() <= from && clauseBoundary(toks, i):
+			start = i + 1
+		case t.Start >= to && end == len(toks) && (clauseBoundary(toks, i) || subordinators[strings.ToLower(t.Text)]):
+			end = i
+		}
+	}
+	for i := start; i < end && toks[i].End() <= from; i++ {
+		if !leadingSubordinators[strings.ToLower(toks[i].Text)] {
+			continue
+		}
+		for k := i + 1; k < end; k++ {
+			if toks[k].Text == "," {
+				if toks[k].Start >= to {
+					start, end = i+1, k
+				}
+				break
+			}
+		}
+	}
+	for i := start; i < end; i++ {
+		if t := toks[i]; (t.End() <= from || t.Start >= to) && finiteVerb(toks, i) {
+			return true
+		}
+	}
+	return false
 }
