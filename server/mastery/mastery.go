@@ -76,6 +76,73 @@ func Combine(parts ...studyloop.MasteryFigures) studyloop.MasteryFigures {
 	return f
 }
 
+// RollUp returns the figures of each node of a forest over its whole
+// subtree: for node i, own[i] combined (as by Combine) with the rolled-up
+// figures of its direct children in index order, so that every question
+// below a node counts once in it. parents[i] is the index of node i's
+// parent, or -1 (or any index out of range) for a root; parents and own
+// have the same length. A node that is its own ancestor is cut from the
+// cycle where it closes: the child that closes it is left out. A node
+// without children keeps own[i], its NextReview pointer included.
+func RollUp(parents []int, own []studyloop.MasteryFigures) []studyloop.MasteryFigures {
+	n := len(own)
+	rolled := make([]studyloop.MasteryFigures, n)
+	copy(rolled, own)
+	// children[first[i]:first[i+1]] are node i's direct children, in
+	// index order.
+	first := make([]int, n+1)
+	for i, p := range parents[:n] {
+		if p >= 0 && p < n && p != i {
+			first[p+1]++
+		}
+	}
+	for i := range n {
+		first[i+1] += first[i]
+	}
+	children := make([]int, first[n])
+	next := make([]int, n)
+	copy(next, first[:n])
+	for i, p := range parents[:n] {
+		if p >= 0 && p < n && p != i {
+			children[next[p]] = i
+			next[p]++
+		}
+	}
+	const (
+		unseen = iota
+		visiting
+		done
+	)
+	state := make([]uint8, n)
+	var parts []studyloop.MasteryFigures
+	var visit func(i int)
+	visit = func(i int) {
+		state[i] = visiting
+		kids := children[first[i]:first[i+1]]
+		for _, c := range kids {
+			if state[c] == unseen {
+				visit(c)
+			}
+		}
+		if len(kids) > 0 {
+			parts = append(parts[:0], own[i])
+			for _, c := range kids {
+				if state[c] == done {
+					parts = append(parts, rolled[c])
+				}
+			}
+			rolled[i] = Combine(parts...)
+		}
+		state[i] = done
+	}
+	for i := range n {
+		if state[i] == unseen {
+			visit(i)
+		}
+	}
+	return rolled
+}
+
 // Streak follows a run of answers in the order they were given. Answers
 // rated Hard or better extend the run; Again ends it.
 type Streak struct {

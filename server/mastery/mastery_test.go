@@ -190,3 +190,84 @@ func TestCardsAndNew(t *testing.T) {
 		})
 	}
 }
+
+func TestRollUp(t *testing.T) {
+	early, mid, late := now.Add(time.Hour), now.Add(2*time.Hour), now.Add(48*time.Hour)
+	leafA := studyloop.MasteryFigures{Score: 0.9, Questions: 3, Attempts: 7, NextReview: &late, DueNow: 1, Learning: 1, Review: 2}
+	leafB := studyloop.MasteryFigures{Score: 0.3, Questions: 5, Attempts: 2, NextReview: &early, New: 3, Learning: 2, DueNow: 2}
+	leafC := studyloop.MasteryFigures{Score: 0, Questions: 4, New: 4}
+	ownOfParent := studyloop.MasteryFigures{Score: 0.5, Questions: 2, Attempts: 1, NextReview: &mid, Review: 2}
+	var none studyloop.MasteryFigures
+	tests := []struct {
+		name    string
+		parents []int
+		own     []studyloop.MasteryFigures
+		want    func(own []studyloop.MasteryFigures) []studyloop.MasteryFigures
+	}{
+		{"empty", nil, nil, func([]studyloop.MasteryFigures) []studyloop.MasteryFigures { return []studyloop.MasteryFigures{} }},
+		{
+			"flat topics keep their own figures",
+			[]int{-1, -1}, []studyloop.MasteryFigures{leafA, leafB},
+			func(own []studyloop.MasteryFigures) []studyloop.MasteryFigures { return own },
+		},
+		{
+			// 0 ⊃ {1 ⊃ {2, 3}, 4}: only leaves have questions.
+			"three levels, only leaves have questions",
+			[]int{-1, 0, 1, 1, 0}, []studyloop.MasteryFigures{none, none, leafA, leafB, leafC},
+			func(own []studyloop.MasteryFigures) []studyloop.MasteryFigures {
+				mid := Combine(leafA, leafB)
+				return []studyloop.MasteryFigures{Combine(mid, leafC), mid, leafA, leafB, leafC}
+			},
+		},
+		{
+			"a parent's own questions count with its subtopics'",
+			[]int{-1, 0, 0}, []studyloop.MasteryFigures{ownOfParent, leafA, leafB},
+			func(own []studyloop.MasteryFigures) []studyloop.MasteryFigures {
+				return []studyloop.MasteryFigures{Combine(ownOfParent, leafA, leafB), leafA, leafB}
+			},
+		},
+		{
+			"child listed before its parent",
+			[]int{1, -1}, []studyloop.MasteryFigures{leafA, none},
+			func(own []studyloop.MasteryFigures) []studyloop.MasteryFigures {
+				return []studyloop.MasteryFigures{leafA, Combine(none, leafA)}
+			},
+		},
+		{
+			"out-of-range and self parents are roots",
+			[]int{7, 1, -3}, []studyloop.MasteryFigures{leafA, leafB, leafC},
+			func(own []studyloop.MasteryFigures) []studyloop.MasteryFigures { return own },
+		},
+		{
+			"a cycle is cut where it closes",
+			[]int{1, 0}, []studyloop.MasteryFigures{leafA, leafB},
+			func(own []studyloop.MasteryFigures) []studyloop.MasteryFigures {
+				return []studyloop.MasteryFigures{Combine(leafA, Combine(leafB)), Combine(leafB)}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := slices.Clone(tt.own)
+			got := RollUp(tt.parents, tt.own)
+			if want := tt.want(tt.own); !reflect.DeepEqual(got, want) {
+				t.Errorf("RollUp=%+v\nwant %+v", got, want)
+			}
+			if !reflect.DeepEqual(tt.own, before) {
+				t.Errorf("RollUp changed its input: %+v, was %+v", tt.own, before)
+			}
+		})
+	}
+	// The root of the three levels covers every question once: its figures
+	// are those of the leaves combined directly.
+	rolled := RollUp([]int{-1, 0, 1, 1, 0}, []studyloop.MasteryFigures{none, none, leafA, leafB, leafC})
+	direct := Combine(leafA, leafB, leafC)
+	root := rolled[0]
+	if math.Abs(root.Score-direct.Score) > 1e-12 || root.NextReview == nil || !root.NextReview.Equal(early) {
+		t.Errorf("root %+v, want the leaves combined %+v", root, direct)
+	}
+	root.Score, root.NextReview = direct.Score, direct.NextReview
+	if root != direct {
+		t.Errorf("root counts %+v, want %+v", root, direct)
+	}
+}

@@ -82,28 +82,54 @@ func (t *topicInputs) figures(now time.Time) studyloop.MasteryFigures {
 
 // studyMastery returns the mastery of the study at now, topic by topic,
 // with the study's figures combined from its topics'; the caller names the
-// study.
+// study. A topic's figures cover its own questions and those of all its
+// subtopics (see rollUp); its streaks count only answers to its own
+// questions. The study's figures combine the topics' own figures, so each
+// question counts once.
 func (in *masteryInputs) studyMastery(now time.Time) studyloop.StudyMastery {
 	var sm studyloop.StudyMastery
+	own := make([]studyloop.MasteryFigures, len(in.topics))
+	for i := range in.topics {
+		own[i] = in.topics[i].figures(now)
+	}
+	rolled := in.rollUp(own)
 	sm.Topics = make([]studyloop.TopicMastery, len(in.topics))
-	parts := make([]studyloop.MasteryFigures, len(in.topics))
 	for i := range in.topics {
 		t := &in.topics[i]
-		parts[i] = t.figures(now)
 		var parent *int64
 		if t.parentID != nil {
 			parent = new(*t.parentID) // callers may keep or change it; the cache's stays
 		}
 		sm.Topics[i] = studyloop.TopicMastery{
-			TopicID: t.id, ParentID: parent, Title: t.title, MasteryFigures: parts[i],
+			TopicID: t.id, ParentID: parent, Title: t.title, MasteryFigures: rolled[i],
 			CurrentStreak: t.streak.Current, BestStreak: t.streak.Best,
 		}
 	}
 	if len(sm.Topics) == 0 {
 		sm.Topics = nil
 	}
-	sm.MasteryFigures = mastery.Combine(parts...)
+	sm.MasteryFigures = mastery.Combine(own...)
 	return sm
+}
+
+// rollUp returns each topic's figures over its whole subtree: own (by
+// index) combined with those of its subtopics, by mastery.RollUp. A parent
+// outside the study is ignored.
+func (in *masteryInputs) rollUp(own []studyloop.MasteryFigures) []studyloop.MasteryFigures {
+	index := make(map[int64]int, len(in.topics))
+	for i := range in.topics {
+		index[in.topics[i].id] = i
+	}
+	parents := make([]int, len(in.topics))
+	for i := range in.topics {
+		parents[i] = -1
+		if p := in.topics[i].parentID; p != nil {
+			if j, ok := index[*p]; ok {
+				parents[i] = j
+			}
+		}
+	}
+	return mastery.RollUp(parents, own)
 }
 
 // memoAt returns the mastery at the instant at, computed once per instant:

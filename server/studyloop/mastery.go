@@ -29,14 +29,20 @@ type MasteryFigures struct {
 	Review   int `json:"review"`
 }
 
-// TopicMastery is how well a student knows one topic of a study.
+// TopicMastery is how well a student knows one topic of a study. Its
+// figures (score, attempts, questions, next review, due and state counts)
+// cover the questions of the topic and of all its subtopics, so a heading
+// whose content is only subtopics reports theirs; a study's figures still
+// count each question once. Its streaks count only answers to the topic's
+// own questions.
 type TopicMastery struct {
 	TopicID  int64  `json:"topic_id"`
 	ParentID *int64 `json:"parent_id,omitempty"` // nil for a top-level topic
 	Title    string `json:"title"`
 	MasteryFigures
 	// CurrentStreak counts the latest consecutive answers rated Hard or
-	// better in this topic; BestStreak is the longest such run.
+	// better to this topic's own questions (not its subtopics');
+	// BestStreak is the longest such run.
 	CurrentStreak int `json:"current_streak"`
 	BestStreak    int `json:"best_streak"`
 }
