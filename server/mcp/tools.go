@@ -95,7 +95,7 @@ type masteryFigures struct {
 type topicMasteryOutput struct {
 	Topic string `json:"topic" jsonschema:"The topic's title."`
 	masteryFigures
-	CurrentStreak int `json:"current_streak" jsonschema:"The latest run of consecutive answers rated Hard or better in this topic."`
+	CurrentStreak int `json:"current_streak" jsonschema:"The latest run of consecutive answers rated Hard or better to this topic's own questions (not its subtopics')."`
 	BestStreak    int `json:"best_streak" jsonschema:"The longest such run."`
 }
 
@@ -103,7 +103,7 @@ type studyMasteryOutput struct {
 	StudyID string `json:"study_id" jsonschema:"The study's id."`
 	Title   string `json:"title" jsonschema:"The study's title."`
 	masteryFigures
-	Topics []topicMasteryOutput `json:"topics,omitempty" jsonschema:"Per-topic mastery, in the order of the study; present when a study_id was given."`
+	Topics []topicMasteryOutput `json:"topics,omitempty" jsonschema:"Per-topic mastery, in the order of the study; present when a study_id was given. A topic's score, attempts, questions and next_review cover its subtopics' questions as well as its own."`
 }
 
 type getMasteryOutput struct {
