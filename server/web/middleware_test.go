@@ -6,13 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/studyloop/studyloop/server/config"
-	"github.com/studyloop/studyloop/server/store/storetest"
 )
 
 // syncBuffer is a bytes.Buffer the server's goroutines may log to.
@@ -48,22 +44,8 @@ func (b *syncBuffer) lines(t *testing.T) []map[string]any {
 // and checks that each request, whatever its answer, writes exactly one
 // line naming it.
 func TestOneLogLinePerRequest(t *testing.T) {
-	cfg, err := config.FromEnv(func(k string) string { return map[string]string{"BASE_URL": testOrigin}[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
 	var logs syncBuffer
-	h, err := NewServer(Deps{
-		Config: cfg,
-		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
-		DB:     storetest.Open(t, "sqlite"),
-		Site:   builtSite(t),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
+	srv := newLoggingTestServer(t, slog.New(slog.NewJSONHandler(&logs, nil)))
 
 	tests := []struct {
 		method, path, accept string

@@ -47,6 +47,12 @@ func builtSite(t testing.TB) fs.FS {
 // built site and a fresh SQLite database.
 func newTestServer(t testing.TB) *httptest.Server {
 	t.Helper()
+	return newLoggingTestServer(t, slog.New(slog.DiscardHandler))
+}
+
+// newLoggingTestServer is newTestServer logging to logger.
+func newLoggingTestServer(t testing.TB, logger *slog.Logger) *httptest.Server {
+	t.Helper()
 	cfg, err := config.FromEnv(func(k string) string {
 		return map[string]string{"BASE_URL": testOrigin}[k]
 	})
@@ -55,7 +61,7 @@ func newTestServer(t testing.TB) *httptest.Server {
 	}
 	h, err := NewServer(Deps{
 		Config: cfg,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger: logger,
 		DB:     storetest.Open(t, "sqlite"),
 		Site:   builtSite(t),
 	})
