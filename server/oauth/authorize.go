@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -107,7 +108,7 @@ func (s *Server) HandleAuthorize() http.Handler {
 			return
 		}
 		// Audiences are stored canonical, as RequireToken compares them.
-		audience := canonicalResource(s.cfg.MCPResource())
+		audience := s.audiences[0]
 		if q.Has("resource") {
 			audience = s.audienceFor(q.Get("resource"))
 			if audience == "" {
@@ -217,7 +218,7 @@ func (s *Server) HandleDecision() http.Handler {
 // does not name this MCP server (BASE_URL/mcp or BASE_URL itself).
 func (s *Server) audienceFor(resource string) string {
 	c := canonicalResource(resource)
-	if c != "" && (c == canonicalResource(s.cfg.MCPResource()) || c == canonicalResource(s.cfg.BaseURL)) {
+	if c != "" && slices.Contains(s.audiences, c) {
 		return c
 	}
 	return ""

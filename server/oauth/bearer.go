@@ -71,7 +71,7 @@ func TokenInfoFromContext(ctx context.Context) *TokenInfo {
 // challenge also carries error="invalid_token".
 func RequireToken(v Verifier, cfg config.Config) func(http.Handler) http.Handler {
 	metadata := cfg.BaseURL + "/.well-known/oauth-protected-resource"
-	audiences := []string{canonicalResource(cfg.MCPResource()), canonicalResource(cfg.BaseURL)}
+	audiences := audiences(cfg)
 	challenge := func(w http.ResponseWriter, errCode, description string) {
 		value := fmt.Sprintf(`Bearer resource_metadata="%s"`, metadata)
 		if errCode != "" {

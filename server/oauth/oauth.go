@@ -61,6 +61,7 @@ type Server struct {
 	codeTTL   time.Duration
 	logger    *slog.Logger
 	registers *ipLimiter
+	audiences []string // see audiences
 	now       func() time.Time
 }
 
@@ -89,6 +90,7 @@ func New(store Store, sessions *session.Manager, cfg config.Config, opts *Option
 		codeTTL:   o.CodeTTL,
 		logger:    o.Logger,
 		registers: newIPLimiter(cfg.RegisterRateLimit, o.RegisterBurst),
+		audiences: audiences(cfg),
 		now:       time.Now,
 	}
 }
@@ -96,6 +98,13 @@ func New(store Store, sessions *session.Manager, cfg config.Config, opts *Option
 // issuer is the authorization server's identifier (RFC 8414 §2), the base
 // URL without a trailing slash.
 func (s *Server) issuer() string { return s.cfg.BaseURL }
+
+// audiences are the canonical resources (canonicalResource) that name this
+// MCP server: cfg.MCPResource() first, the default audience of a grant, and
+// the bare cfg.BaseURL. Tokens are issued for and accepted with these only.
+func audiences(cfg config.Config) []string {
+	return []string{canonicalResource(cfg.MCPResource()), canonicalResource(cfg.BaseURL)}
+}
 
 // hashSecret is how codes and tokens are stored and looked up.
 func hashSecret(secret string) string {
