@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/fnv"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -227,7 +228,7 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 	verb := ""
 	yFrom := 0
 	for _, c := range copulas {
-		if to+len(c) < len(s.toks) && equalWords(s.lower[to:to+len(c)], c) {
+		if to+len(c) < len(s.toks) && slices.Equal(s.lower[to:to+len(c)], c) {
 			verb, yFrom = c[0], to+len(c)
 			break
 		}
@@ -556,16 +557,4 @@ func lowerFirst(s string) string {
 func startsLower(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
 	return unicode.IsLower(r)
-}
-
-func equalWords(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -64,9 +64,7 @@ func stemWord(lower string) string {
 }
 
 func checkQuestion(text string, q studyloop.Question, stem stemmer, tags sentenceTagger) error {
-	switch q.Type {
-	case studyloop.QuestionCloze, studyloop.QuestionShortAnswer, studyloop.QuestionTermDefinition, studyloop.QuestionMultipleChoice:
-	default:
+	if !q.Type.Valid() {
 		return fmt.Errorf("unknown type %q", q.Type)
 	}
 	s := q.Source
