@@ -30,7 +30,7 @@ func TestChoicesOverlapAsStemSets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := checkChoices(prompt, tt.answer, tt.choices, stemWord)
+			err := checkChoices(indexPrompt(prompt, stemWord), tt.answer, tt.choices, stemWord)
 			checkErr(t, err, tt.wantErr)
 		})
 	}

@@ -83,10 +83,11 @@ func checkQuestion(text string, q studyloop.Question, stem stemmer, tags sentenc
 		return errors.New("line break in prompt or answer")
 	}
 	for _, s := range append([]string{prompt, answer}, q.Choices...) {
-		if leftoverMarkdown(strings.ReplaceAll(s, Blank, "")) {
+		unblanked := strings.ReplaceAll(s, Blank, "")
+		if leftoverMarkdown(unblanked) {
 			return fmt.Errorf("leftover markdown in %q", s)
 		}
-		if !balanced(strings.ReplaceAll(s, Blank, "")) {
+		if !balanced(unblanked) {
 			return fmt.Errorf("unbalanced brackets or quotes in %q", s)
 		}
 	}
@@ -131,7 +132,8 @@ func checkQuestion(text string, q studyloop.Question, stem stemmer, tags sentenc
 			return fmt.Errorf("blank %q takes the verb of its clause", answer)
 		}
 	}
-	if indexPrompt(prompt, stem).leaks(answer) {
+	index := indexPrompt(prompt, stem)
+	if index.leaks(answer) {
 		return fmt.Errorf("prompt gives the answer %q away", answer)
 	}
 	if q.Type != studyloop.QuestionMultipleChoice {
@@ -140,15 +142,16 @@ func checkQuestion(text string, q studyloop.Question, stem stemmer, tags sentenc
 		}
 		return nil
 	}
-	return checkChoices(prompt, answer, q.Choices, stem)
+	return checkChoices(index, answer, q.Choices, stem)
 }
 
-func checkChoices(prompt, answer string, choices []string, stem stemmer) error {
+// checkChoices checks the choices of a multiple-choice question whose
+// prompt index holds.
+func checkChoices(index promptIndex, answer string, choices []string, stem stemmer) error {
 	if len(choices) != 4 {
 		return fmt.Errorf("%d choices, want 4", len(choices))
 	}
 	hits := 0
-	index := indexPrompt(prompt, stem)
 	keys := make([][]string, len(choices))
 	for i, c := range choices {
 		if c == answer {
@@ -403,11 +406,12 @@ func newDedup(stem stemmer) *dedup {
 // the same fact asked twice (a sentence blanked in two places, a
 // definition asked both ways) counts as one question.
 func (d *dedup) add(prompt, answer string) (int, bool) {
-	norm := normalize(strings.ReplaceAll(prompt, Blank, " "))
+	unblanked := strings.ReplaceAll(prompt, Blank, " ")
+	norm := normalize(unblanked)
 	if j, ok := d.exact[norm]; ok {
 		return j, true
 	}
-	set := contentStems(strings.TrimPrefix(strings.ReplaceAll(prompt, Blank, " "), describePrefix)+" "+answer, d.stem)
+	set := contentStems(strings.TrimPrefix(unblanked, describePrefix)+" "+answer, d.stem)
 	keys := bandKeys(set)
 	for _, k := range keys {
 		for _, j := range d.bands[k] {
