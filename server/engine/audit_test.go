@@ -108,21 +108,19 @@ func TestFootnoteReferenceIsLeftoverMarkdown(t *testing.T) {
 }
 
 func TestTruncatedPromptsAndChoices(t *testing.T) {
-	first := "The mitochondrion is the organelle that makes ATP."
-	second := "**Ribosomes** build proteins from amino acids in the cytoplasm of every cell."
 	mc := func(choices ...string) studyloop.Question {
-		return studyloop.Question{Type: studyloop.QuestionMultipleChoice, Prompt: "Ribosomes build proteins from _____ in the cytoplasm of every cell.", Answer: "amino acids", Choices: choices, Source: spanOf(t, second)}
+		return studyloop.Question{Type: studyloop.QuestionMultipleChoice, Prompt: "Ribosomes build proteins from _____ in the cytoplasm of every cell.", Answer: "amino acids", Choices: choices, Source: spanOf(t, ribosomesSentence)}
 	}
 	tests := []struct {
 		name    string
 		q       studyloop.Question
 		wantErr string
 	}{
-		{"prompt ends in a relative pronoun", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What is the organelle that?", Answer: "mitochondrion", Source: spanOf(t, first)}, "prompt"},
-		{"description cut off", studyloop.Question{Type: studyloop.QuestionTermDefinition, Prompt: "Which term matches this description: the organelle that makes?", Answer: "mitochondrion", Source: spanOf(t, first)}, ""},
-		{"description ends in a preposition", studyloop.Question{Type: studyloop.QuestionTermDefinition, Prompt: "Which term matches this description: the organelle of?", Answer: "mitochondrion", Source: spanOf(t, first)}, "prompt"},
-		{"prompt ends in an ellipsis", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What is the organelle...?", Answer: "mitochondrion", Source: spanOf(t, first)}, "prompt"},
-		{"cloze with the blank last is whole", studyloop.Question{Type: studyloop.QuestionCloze, Prompt: "Ribosomes build proteins from amino acids in the cytoplasm of every _____.", Answer: "cell", Source: spanOf(t, second)}, ""},
+		{"prompt ends in a relative pronoun", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What is the organelle that?", Answer: "mitochondrion", Source: spanOf(t, mitochondrionSentence)}, "prompt"},
+		{"description cut off", studyloop.Question{Type: studyloop.QuestionTermDefinition, Prompt: "Which term matches this description: the organelle that makes?", Answer: "mitochondrion", Source: spanOf(t, mitochondrionSentence)}, ""},
+		{"description ends in a preposition", studyloop.Question{Type: studyloop.QuestionTermDefinition, Prompt: "Which term matches this description: the organelle of?", Answer: "mitochondrion", Source: spanOf(t, mitochondrionSentence)}, "prompt"},
+		{"prompt ends in an ellipsis", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What is the organelle...?", Answer: "mitochondrion", Source: spanOf(t, mitochondrionSentence)}, "prompt"},
+		{"cloze with the blank last is whole", studyloop.Question{Type: studyloop.QuestionCloze, Prompt: "Ribosomes build proteins from amino acids in the cytoplasm of every _____.", Answer: "cell", Source: spanOf(t, ribosomesSentence)}, ""},
 		{"choice ends in a conjunction", mc("fatty acids", "amino acids", "simple sugars and", "nucleotides"), "choice"},
 		{"choice ends in an ellipsis", mc("fatty acids…", "amino acids", "simple sugars", "nucleotides"), "choice"},
 		{"choice ends in a comma", mc("fatty acids", "amino acids", "simple sugars,", "nucleotides"), "choice"},
