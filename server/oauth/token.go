@@ -67,23 +67,10 @@ var errInvalidClient = &tokenError{http.StatusUnauthorized, "invalid_client", "T
 // HandleToken answers POST /oauth/token.
 func (s *Server) HandleToken() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		form, terr := readTokenForm(w, r)
+		res, terr := s.grant(w, r)
 		if terr == nil {
-			var res *tokenResponse
-			switch form.Get("grant_type") {
-			case "authorization_code":
-				res, terr = s.exchangeCode(r.Context(), form)
-			case "refresh_token":
-				res, terr = s.refresh(r.Context(), form)
-			case "":
-				terr = invalidRequest("grant_type is required.")
-			default:
-				terr = &tokenError{http.StatusBadRequest, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token."}
-			}
-			if terr == nil {
-				writeJSON(w, http.StatusOK, res)
-				return
-			}
+			writeJSON(w, http.StatusOK, res)
+			return
 		}
 		if terr.status == http.StatusInternalServerError {
 			s.logger.Error("oauth: token", "err", terr.description)
@@ -94,6 +81,23 @@ func (s *Server) HandleToken() http.Handler {
 		}
 		writeError(w, terr.status, terr.code, terr.description)
 	})
+}
+
+// grant reads a token request and carries out its grant.
+func (s *Server) grant(w http.ResponseWriter, r *http.Request) (*tokenResponse, *tokenError) {
+	form, terr := readTokenForm(w, r)
+	if terr != nil {
+		return nil, terr
+	}
+	switch form.Get("grant_type") {
+	case "authorization_code":
+		return s.exchangeCode(r.Context(), form)
+	case "refresh_token":
+		return s.refresh(r.Context(), form)
+	case "":
+		return nil, invalidRequest("grant_type is required.")
+	}
+	return nil, &tokenError{http.StatusBadRequest, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token."}
 }
 
 // readTokenForm reads a form-encoded token request in which no parameter
