@@ -11,12 +11,15 @@ var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
-// answer applies ratings in order, each after the given wait, and returns
-// the final card.
-func answer(t *testing.T, s *Scheduler, steps ...struct {
+// step is one answer of a sequence: a rating given after a wait.
+type step struct {
 	after time.Duration
 	r     Rating
-}) (Card, time.Time) {
+}
+
+// answer applies ratings in order, each after the given wait, and returns
+// the final card.
+func answer(t *testing.T, s *Scheduler, steps ...step) (Card, time.Time) {
 	t.Helper()
 	var c Card
 	now := t0
@@ -28,11 +31,6 @@ func answer(t *testing.T, s *Scheduler, steps ...struct {
 		}
 	}
 	return c, now
-}
-
-type step = struct {
-	after time.Duration
-	r     Rating
 }
 
 func TestFirstAnswer(t *testing.T) {
