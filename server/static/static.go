@@ -336,3 +336,34 @@ func cacheControl(name string) string {
 	}
 	return CachePage
 }
+
+// ETagMatches reports whether the field lines of an If-None-Match header
+// (RFC 9110 §13.1.2), such as r.Header["If-None-Match"], name etag or are
+// "*", comparing weakly as the field requires. Reading stops at a
+// malformed entry.
+func ETagMatches(lines []string, etag string) bool {
+	for _, line := range lines {
+		for line != "" {
+			line = strings.TrimLeft(line, " \t,")
+			if line == "" {
+				break
+			}
+			if line[0] == '*' {
+				return true
+			}
+			line = strings.TrimPrefix(line, "W/")
+			if line == "" || line[0] != '"' {
+				return false // malformed: no match
+			}
+			end := strings.IndexByte(line[1:], '"')
+			if end < 0 {
+				return false
+			}
+			if line[:end+2] == etag {
+				return true
+			}
+			line = line[end+2:]
+		}
+	}
+	return false
+}

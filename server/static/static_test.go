@@ -230,3 +230,28 @@ func TestLoadRejectsBadInput(t *testing.T) {
 		})
 	}
 }
+
+func TestETagMatches(t *testing.T) {
+	const etag = `"abc"`
+	tests := []struct {
+		lines []string
+		want  bool
+	}{
+		{nil, false},
+		{[]string{`"abc"`}, true},
+		{[]string{`W/"abc"`}, true},
+		{[]string{`*`}, true},
+		{[]string{`"x", "abc"`}, true},
+		{[]string{`"x"`, `"abc"`}, true},
+		{[]string{`"x"`}, false},
+		{[]string{`"ab"`}, false},
+		{[]string{`abc`}, false},
+		{[]string{`"x", abc, "abc"`}, false},
+		{[]string{`"abc`}, false},
+	}
+	for _, tt := range tests {
+		if got := ETagMatches(tt.lines, etag); got != tt.want {
+			t.Errorf("ETagMatches(%q) = %v, want %v", tt.lines, got, tt.want)
+		}
+	}
+}

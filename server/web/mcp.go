@@ -6,6 +6,7 @@ import (
 
 	"github.com/studyloop/studyloop/build"
 	"github.com/studyloop/studyloop/server/mcp"
+	"github.com/studyloop/studyloop/server/static"
 )
 
 // mcpHandlers are the parts of the MCP surface that routes.go wires.
@@ -17,8 +18,9 @@ type mcpHandlers struct {
 }
 
 // newMCPHandlers builds the MCP server, naming it from the built server
-// card so that initialize and the card always agree.
-func newMCPHandlers(d Deps) (mcpHandlers, error) {
+// card so that initialize and the card always agree, and serves the
+// discovery documents from the loaded site.
+func newMCPHandlers(d Deps, site *static.Site) (mcpHandlers, error) {
 	info, err := mcp.ReadServerCard(d.Site)
 	if err != nil {
 		return mcpHandlers{}, err
@@ -34,12 +36,11 @@ func newMCPHandlers(d Deps) (mcpHandlers, error) {
 	if err != nil {
 		return mcpHandlers{}, err
 	}
-	discovery := mcp.DiscoveryOptions{Site: d.Site, BaseURL: d.Config.BaseURL, Placeholder: build.Placeholder}
-	serverCard, err := mcp.HandleServerCard(discovery)
+	serverCard, err := mcp.HandleServerCard(site)
 	if err != nil {
 		return mcpHandlers{}, err
 	}
-	aiCatalog, err := mcp.HandleAICatalog(discovery)
+	aiCatalog, err := mcp.HandleAICatalog(site)
 	if err != nil {
 		return mcpHandlers{}, err
 	}

@@ -66,7 +66,7 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	// preflights before any token check; POST needs a bearer access token.
 	// GET /mcp answers 405 to a client asking for the SSE stream and the
 	// negotiated connect page (never 406) to everyone else.
-	mcpRoutes, err := newMCPHandlers(d)
+	mcpRoutes, err := newMCPHandlers(d, site.site)
 	if err != nil {
 		return err
 	}

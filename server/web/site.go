@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/studyloop/studyloop/server/negotiate"
 	"github.com/studyloop/studyloop/server/static"
@@ -229,40 +228,11 @@ func (s *siteFiles) serve(w http.ResponseWriter, r *http.Request, urlPath string
 		}
 		rep = res.reps[choice]
 	}
-	if inm := r.Header["If-None-Match"]; len(inm) > 0 && etagListMatches(inm, rep.etag) {
+	if inm := r.Header["If-None-Match"]; len(inm) > 0 && static.ETagMatches(inm, rep.etag) {
 		rep.notModified.write(w, r)
 		return
 	}
 	rep.ok.write(w, r)
-}
-
-// etagListMatches reports whether an If-None-Match field (RFC 9110 §13.1.2)
-// names etag or is "*", comparing weakly as the field requires.
-func etagListMatches(lines []string, etag string) bool {
-	for _, line := range lines {
-		for line != "" {
-			line = strings.TrimLeft(line, " \t,")
-			if line == "" {
-				break
-			}
-			if line[0] == '*' {
-				return true
-			}
-			line = strings.TrimPrefix(line, "W/")
-			if line == "" || line[0] != '"' {
-				return false // malformed: no match
-			}
-			end := strings.IndexByte(line[1:], '"')
-			if end < 0 {
-				return false
-			}
-			if line[:end+2] == etag {
-				return true
-			}
-			line = line[end+2:]
-		}
-	}
-	return false
 }
 
 // handleSite serves every built file from memory (GET and HEAD), negotiates
