@@ -94,9 +94,9 @@ func PDF(tb testing.TB, pages []Page, opts *PDFOptions) []byte {
 		var content bytes.Buffer
 		resources := fmt.Sprintf("<< /Font << /F1 %d 0 R >> >>", fontObj)
 		if p.Image != nil {
-			b := p.Image.Bounds()
+			b, pix := p.Image.Bounds(), deflate(tb, p.Image.Pix)
 			img := w.object(fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /Length %d >>",
-				b.Dx(), b.Dy(), len(deflate(tb, p.Image.Pix))), deflate(tb, p.Image.Pix))
+				b.Dx(), b.Dy(), len(pix)), pix)
 			resources = fmt.Sprintf("<< /XObject << /Im1 %d 0 R >> >>", img)
 			fmt.Fprintf(&content, "q %d 0 0 %d 0 0 cm /Im1 Do Q\n", pageW, pageH)
 		} else {
