@@ -93,6 +93,9 @@ const (
 	toolPrlimit     = "prlimit"
 )
 
+// toolNames are every tool an Extractor looks for.
+var toolNames = []string{toolPDFInfo, toolPDFToText, toolPDFToPPM, toolTesseract, toolHEIFConvert, toolPrlimit}
+
 // maxRenderedFileBytes bounds any file a tool writes (a rendered page, a
 // converted photo) when prlimit is present.
 const maxRenderedFileBytes = 128 << 20
@@ -139,7 +142,7 @@ func New(opts *Options) *Extractor {
 	if x.path == "" {
 		x.path = os.Getenv("PATH")
 	}
-	for _, name := range []string{toolPDFInfo, toolPDFToText, toolPDFToPPM, toolTesseract, toolHEIFConvert, toolPrlimit} {
+	for _, name := range toolNames {
 		if p, ok := lookPath(x.path, name); ok {
 			x.tools[name] = p
 		}

@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,18 +35,13 @@ func requireTools(t testing.TB, x *Extractor, ocr bool) {
 // except those named.
 func withoutTools(t *testing.T, except ...string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for _, name := range []string{toolPDFInfo, toolPDFToText, toolPDFToPPM, toolTesseract, toolHEIFConvert, toolPrlimit} {
-		if strings.Contains(strings.Join(except, " "), name) {
-			continue
-		}
-		if p, ok := lookPath(os.Getenv("PATH"), name); ok {
-			if err := os.Symlink(p, filepath.Join(dir, name)); err != nil {
-				t.Fatal(err)
-			}
+	var keep []string
+	for _, name := range toolNames {
+		if !slices.Contains(except, name) {
+			keep = append(keep, name)
 		}
 	}
-	return dir
+	return extracttest.ToolDir(t, keep...)
 }
 
 // The known text of the test documents: each page says which page it is,

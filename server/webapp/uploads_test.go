@@ -11,7 +11,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -179,16 +178,7 @@ func TestUploadFormsRefuseBadFiles(t *testing.T) {
 // Without Tesseract the photo form gives way to a notice saying how to
 // install it, a photo post is refused with the same words, and PDFs work.
 func TestUploadWithoutOCR(t *testing.T) {
-	dir := t.TempDir()
-	for _, tool := range []string{"pdfinfo", "pdftotext", "pdftoppm"} {
-		for _, d := range filepath.SplitList(os.Getenv("PATH")) {
-			if _, err := os.Stat(filepath.Join(d, tool)); err == nil {
-				os.Symlink(filepath.Join(d, tool), filepath.Join(dir, tool))
-				break
-			}
-		}
-	}
-	x := extract.New(&extract.Options{Path: dir})
+	x := extract.New(&extract.Options{Path: extracttest.ToolDir(t, "pdfinfo", "pdftotext", "pdftoppm")})
 	db := storetest.Open(t, "sqlite")
 	e := newEnvWith(t, db, x)
 	alice := e.student(t, "alice@example.com")

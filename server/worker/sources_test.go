@@ -3,7 +3,6 @@ package worker_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -132,15 +131,7 @@ func TestUploadedStudiesFailWithReasons(t *testing.T) {
 	// tool run is cut off after one.
 	short := textract.New(&textract.Options{Timeout: time.Second})
 	handout := handoutPDF(t)
-	noOCR := t.TempDir()
-	for _, tool := range []string{"pdfinfo", "pdftotext", "pdftoppm", "prlimit"} {
-		if p, err := lookPath(tool); err == nil {
-			if err := os.Symlink(p, filepath.Join(noOCR, tool)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	withoutOCR := textract.New(&textract.Options{Path: noOCR})
+	withoutOCR := textract.New(&textract.Options{Path: extracttest.ToolDir(t, "pdfinfo", "pdftotext", "pdftoppm", "prlimit")})
 	scanned := extracttest.PDF(t, []extracttest.Page{{Image: extracttest.RenderText(t, photoNotes)}}, nil)
 	encrypted := extracttest.PDF(t, []extracttest.Page{{Lines: handoutPages[0]}}, &extracttest.PDFOptions{Encrypted: true})
 	photo := extracttest.JPEG(t, extracttest.RenderText(t, photoNotes))
@@ -254,14 +245,4 @@ func TestExtractedTextSurvivesARestart(t *testing.T) {
 	if err != nil || len(parts) != 1 || parts[0].Label != "Page 2" {
 		t.Fatalf("parts %v (%v), want Page 2", parts, err)
 	}
-}
-
-func lookPath(name string) (string, error) {
-	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p, nil
-		}
-	}
-	return "", os.ErrNotExist
 }

@@ -222,6 +222,24 @@ func HEIC(tb testing.TB, img image.Image) []byte {
 	return data
 }
 
+// ToolDir returns a new directory holding links to the named programs as
+// found on the PATH, leaving out those not installed: the PATH of an
+// extractor that must do without every other tool.
+func ToolDir(tb testing.TB, names ...string) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	for _, name := range names {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			continue
+		}
+		if err := os.Symlink(p, filepath.Join(dir, name)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return dir
+}
+
 // PNGHeader is the start of a PNG claiming w x h pixels: signature and a
 // valid IHDR chunk, no pixels.
 func PNGHeader(w, h uint32) []byte {
