@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -107,8 +108,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	for _, n := range ints {
 		if v := getenv(n.name); v != "" {
-			var parsed int
-			if _, err := fmt.Sscanf(v, "%d", &parsed); err != nil || parsed < 0 {
+			parsed, err := strconv.Atoi(v)
+			if err != nil || parsed < 0 {
 				errs = append(errs, fmt.Sprintf("%s %q must be a whole number, 0 or more", n.name, v))
 				continue
 			}

@@ -42,6 +42,8 @@ func TestFromEnv(t *testing.T) {
 		{"base url ftp", map[string]string{"BASE_URL": "ftp://x"}, "BASE_URL", nil},
 		{"bad duration", map[string]string{"ACCESS_TOKEN_TTL": "soon"}, "ACCESS_TOKEN_TTL", nil},
 		{"bad int", map[string]string{"WORKERS": "-1"}, "WORKERS", nil},
+		{"int with trailing junk", map[string]string{"WORKERS": "12abc"}, "WORKERS", nil},
+		{"int with a fraction", map[string]string{"REGISTER_RATE_LIMIT": "5.5"}, "REGISTER_RATE_LIMIT", nil},
 		{"bad db", map[string]string{"DATABASE_URL": "mysql://x"}, "DATABASE_URL", nil},
 		{"bad level", map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL", nil},
 		{"allowed hosts", map[string]string{"ALLOWED_HOSTS": "A.example, b.example,"}, "", func(t *testing.T, c Config) {
