@@ -41,9 +41,19 @@ func CheckLength(text string, parts []studyloop.SourcePart) error {
 		return nil
 	}
 	over := n - studyloop.MaxStudyTextChars
+	// cut is where the first character past the limit starts: a part
+	// ending after it does not fit.
+	cut, seen := 0, 0
+	for i := range text {
+		if seen == studyloop.MaxStudyTextChars {
+			cut = i
+			break
+		}
+		seen++
+	}
 	drop := "some pages or photos"
 	for _, p := range parts {
-		if p.Span.End <= len(text) && utf8.RuneCountInString(text[:p.Span.End]) > studyloop.MaxStudyTextChars {
+		if p.Span.End <= len(text) && p.Span.End > cut {
 			if last := parts[len(parts)-1].Label; last != p.Label {
 				drop = p.Label + " to " + last
 			} else {
