@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/studyloop/studyloop/build"
 	"github.com/studyloop/studyloop/server/negotiate"
 	"github.com/studyloop/studyloop/server/static"
 )
@@ -80,12 +81,12 @@ func (p *preparedResponse) write(w http.ResponseWriter, r *http.Request) {
 }
 
 // newSiteFiles loads the built site and prepares every response. baseURL
-// replaces the build's placeholder origin.
+// replaces the build's placeholder origin (build.Placeholder).
 func newSiteFiles(fsys fs.FS, baseURL string) (*siteFiles, error) {
 	if fsys == nil {
 		return nil, errors.New("web: Deps.Site is required (build.Site(), or an fstest.MapFS in tests)")
 	}
-	site, err := static.Load(fsys, &static.Options{BaseURL: baseURL})
+	site, err := static.Load(fsys, &static.Options{BaseURL: baseURL, Placeholder: build.Placeholder})
 	if err != nil {
 		return nil, err
 	}
