@@ -89,6 +89,17 @@ func (a *App) renderHome(w http.ResponseWriter, r *http.Request, status int, for
 	a.render(w, r, status, templates.AppHome(p))
 }
 
+// formFailed shows /app again with the form's values and the reason it
+// was refused, or the error page for internal errors.
+func (a *App) formFailed(w http.ResponseWriter, r *http.Request, form homeForm, err error) {
+	if code := studyloop.ErrorCode(err); code == studyloop.EINVALID || code == studyloop.ETOOLARGE {
+		form.err = err
+		a.renderHome(w, r, statusFor(code), form)
+		return
+	}
+	a.fail(w, r, err)
+}
+
 // CreateStudy creates a study from pasted text or markdown, with the same
 // validation and limits as the create_study tool, wakes a worker and sends
 // the student to the study's page. Invalid text is shown again with the
@@ -104,11 +115,7 @@ func (a *App) CreateStudy() http.Handler {
 		title, text := r.PostFormValue("title"), r.PostFormValue("text")
 		st, err := a.db.CreateStudy(ctx, user, title, text)
 		if err != nil {
-			if code := studyloop.ErrorCode(err); code == studyloop.EINVALID || code == studyloop.ETOOLARGE {
-				a.renderHome(w, r, statusFor(code), homeForm{title: title, text: text, err: err})
-				return
-			}
-			a.fail(w, r, err)
+			a.formFailed(w, r, homeForm{title: title, text: text}, err)
 			return
 		}
 		a.notify()

@@ -188,7 +188,7 @@ func (a *App) CreateFromPDF() http.Handler {
 			_, err = extract.ParsePages(pages, math.MaxInt32)
 		}
 		if err != nil {
-			a.uploadFailed(w, r, form, err)
+			a.formFailed(w, r, form, err)
 			return
 		}
 		upload := studyloop.Upload{Kind: string(extract.KindPDF), Pages: pages, Data: files[0].data}
@@ -210,13 +210,13 @@ func (a *App) CreateFromPhotos() http.Handler {
 			files, err = readFiles(r, "photos", extract.MaxPhotos)
 		}
 		if err != nil {
-			a.uploadFailed(w, r, form, err)
+			a.formFailed(w, r, form, err)
 			return
 		}
 		uploads := make([]studyloop.Upload, len(files))
 		for i, f := range files {
 			if !f.kind.IsPhoto() {
-				a.uploadFailed(w, r, form, studyloop.Errorf(studyloop.EINVALID, "%s is a PDF, not a photo; upload it with the PDF form.", f.name))
+				a.formFailed(w, r, form, studyloop.Errorf(studyloop.EINVALID, "%s is a PDF, not a photo; upload it with the PDF form.", f.name))
 				return
 			}
 			uploads[i] = studyloop.Upload{Kind: string(f.kind), Data: f.data}
@@ -234,22 +234,11 @@ func (a *App) createUploadStudy(w http.ResponseWriter, r *http.Request, form hom
 	}
 	st, err := a.db.CreateUploadStudy(ctx, user, title, uploads)
 	if err != nil {
-		a.uploadFailed(w, r, form, err)
+		a.formFailed(w, r, form, err)
 		return
 	}
 	a.notify()
 	http.Redirect(w, r, studyURL(st.ID), http.StatusSeeOther)
-}
-
-// uploadFailed shows /app again with the reason, or the error page for
-// internal errors.
-func (a *App) uploadFailed(w http.ResponseWriter, r *http.Request, form homeForm, err error) {
-	if code := studyloop.ErrorCode(err); code == studyloop.EINVALID || code == studyloop.ETOOLARGE {
-		form.err = err
-		a.renderHome(w, r, statusFor(code), form)
-		return
-	}
-	a.fail(w, r, err)
 }
 
 // uploadForms fills what /app shows of the upload forms: the limits, the
