@@ -130,11 +130,11 @@ func (c *Chooser) choose(accept []string) int {
 		for rest := line; ; {
 			var elem string
 			var ok bool
-			elem, rest, ok = nextElement(rest)
+			elem, rest, ok = cutUnquoted(rest, ',')
 			if !ok {
-				return 0 // malformed: as if absent
+				return 0 // an unterminated quoted string: as if absent
 			}
-			if elem != "" {
+			if elem = trimOWS(elem); elem != "" {
 				r, ok := parseRange(elem)
 				if !ok {
 					return 0
@@ -189,10 +189,10 @@ func (r mediaRange) matches(o offer) int {
 	return matchNone
 }
 
-// nextElement returns the text before the next comma that is not inside a
-// quoted string, and the text after it. ok is false for an unterminated
-// quoted string.
-func nextElement(s string) (elem, rest string, ok bool) {
+// cutUnquoted splits s at the first sep outside a quoted string. When there
+// is none it returns s and "", with closed false if a quoted string is left
+// unterminated.
+func cutUnquoted(s string, sep byte) (before, after string, closed bool) {
 	quoted := false
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
@@ -200,14 +200,11 @@ func nextElement(s string) (elem, rest string, ok bool) {
 			i++
 		case c == '"':
 			quoted = !quoted
-		case c == ',' && !quoted:
-			return trimOWS(s[:i]), s[i+1:], true
+		case c == sep && !quoted:
+			return s[:i], s[i+1:], true
 		}
 	}
-	if quoted {
-		return "", "", false
-	}
-	return trimOWS(s), "", true
+	return s, "", !quoted
 }
 
 // parseRange parses media-range [weight] [accept-ext], RFC 9110 §12.5.1.
@@ -222,7 +219,7 @@ func parseRange(s string) (mediaRange, bool) {
 	r.typ, r.subtype = typ, sub
 	for params != "" {
 		var p string
-		p, params = cutParam(params)
+		p, params, _ = cutUnquoted(params, ';')
 		p = trimOWS(p)
 		if p == "" {
 			continue
@@ -241,22 +238,6 @@ func parseRange(s string) (mediaRange, bool) {
 		}
 	}
 	return r, true
-}
-
-// cutParam splits s at the first semicolon outside a quoted string.
-func cutParam(s string) (param, rest string) {
-	quoted := false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case quoted && c == '\\':
-			i++
-		case c == '"':
-			quoted = !quoted
-		case c == ';' && !quoted:
-			return s[:i], s[i+1:]
-		}
-	}
-	return s, ""
 }
 
 // parseQ parses a qvalue (RFC 9110 §12.4.2): 0 to 1 with at most three
