@@ -192,11 +192,8 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 // can open, localhost:8080.
 func displayAddr(a net.Addr) string {
 	tcp, ok := a.(*net.TCPAddr)
-	if !ok || tcp.IP.IsUnspecified() {
-		if ok {
-			return fmt.Sprintf("localhost:%d", tcp.Port)
-		}
-		return a.String()
+	if ok && tcp.IP.IsUnspecified() {
+		return fmt.Sprintf("localhost:%d", tcp.Port)
 	}
-	return tcp.String()
+	return a.String()
 }
