@@ -33,7 +33,7 @@ test: site check-format check-generated
 	.ci/with-postgres go test ./...
 
 check-format:
-	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './build/site/*' -not -path './.git/*')); \
+	@unformatted=$$(gofmt -l .); \
 	if [ -n "$$unformatted" ]; then echo "gofmt -w needed on:"; echo "$$unformatted"; exit 1; fi
 
 # check-generated regenerates the templ components in a scratch copy and
