@@ -61,21 +61,21 @@ func (x *Extractor) PDF(ctx context.Context, data []byte, selection string) ([]P
 		return nil, err
 	}
 	parts := make([]Part, len(pages))
-	var scanned []int
+	scanned := 0 // pages left unread for want of OCR
 	for i, p := range pages {
 		parts[i] = Part{Label: PageLabel(p), Text: texts[i]}
 		if parts[i].Text != "" {
 			continue
 		}
 		if x.ocrError != nil {
-			scanned = append(scanned, p)
+			scanned++
 			continue
 		}
 		if parts[i].Text, err = x.ocrPage(ctx, path, dir, p); err != nil {
 			return nil, err
 		}
 	}
-	if len(scanned) == len(pages) {
+	if scanned == len(pages) {
 		return nil, studyloop.Errorf(studyloop.EINVALID, "The selected pages (%s) have no text layer, as in a scanned PDF, and OCR is not available on this server to read them (install tesseract-ocr).", FormatPages(pages))
 	}
 	if !hasText(parts) {
