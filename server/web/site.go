@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/studyloop/studyloop/build"
@@ -113,7 +114,7 @@ func newSiteFiles(fsys fs.FS, baseURL string) (*siteFiles, error) {
 			s.resources[p] = &siteResource{reps: []*representation{plain[e.File]}}
 			continue
 		}
-		s.resources[p] = preparePage(e, !isConnectPage(p))
+		s.resources[p] = preparePage(e, !slices.Contains(connectPagePaths, p))
 	}
 	for from, to := range site.Redirects() {
 		r := &preparedResponse{status: http.StatusMovedPermanently}
@@ -128,15 +129,6 @@ func newSiteFiles(fsys fs.FS, baseURL string) (*siteFiles, error) {
 		s.notFound[f] = prepareNotFound(f)
 	}
 	return s, nil
-}
-
-func isConnectPage(urlPath string) bool {
-	for _, p := range connectPagePaths {
-		if p == urlPath {
-			return true
-		}
-	}
-	return false
 }
 
 // prepareFile prepares a file that is served as it is.
