@@ -145,13 +145,6 @@ func (in *masteryInputs) memoAt(at time.Time) *masteryMemo {
 	return m
 }
 
-// memoized reports whether the mastery at the instant at is already
-// computed.
-func (in *masteryInputs) memoized(at time.Time) bool {
-	m := in.memo.Load()
-	return m != nil && m.at.Equal(at)
-}
-
 // studyMastery returns a copy of the memo's mastery of the study that
 // shares nothing the caller could change with it.
 func (m *masteryMemo) studyMastery(studyID string) studyloop.StudyMastery {
@@ -318,17 +311,6 @@ func (c *masteryCache) forget(studyID string) {
 		delete(c.byStudy, studyID)
 		c.weight -= gone.weight
 	}
-}
-
-// latest returns the user's inputs of the study at whatever version the
-// cache holds, or nil, leaving the recency order as it is.
-func (c *masteryCache) latest(userID int64, studyID string) *masteryInputs {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e := c.byStudy[studyID]; e != nil && e.Value.(*cachedMastery).inputs.userID == userID {
-		return e.Value.(*cachedMastery).inputs
-	}
-	return nil
 }
 
 // put keeps the study's inputs, read at the version read from the

@@ -315,14 +315,6 @@ func (db *DB) StudyMastery(ctx context.Context, userID int64, studyID string, no
 		return in.memoAt(at).studyMastery(studyID), nil
 	}
 	check := db.mastery.startCheck()
-	// Figures not yet computed from cached inputs are worked out while
-	// the query runs, and kept only if the version it reads is theirs.
-	var early chan *masteryMemo
-	cached := db.mastery.latest(userID, studyID)
-	if cached != nil && !cached.memoized(at) {
-		early = make(chan *masteryMemo, 1)
-		go func() { early <- cached.memoAt(at) }()
-	}
 	var head masteryHead
 	err := db.NewSelect().Model(&head).Where("id = ?", studyID).Where("user_id = ?", userID).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -331,21 +323,11 @@ func (db *DB) StudyMastery(ctx context.Context, userID int64, studyID string, no
 	if err != nil {
 		return studyloop.StudyMastery{}, fmt.Errorf("store: get study: %w", err)
 	}
-	hit := cached != nil && db.mastery.get(userID, head.ID, head.ProgressVersion, check) == cached
-	var memo *masteryMemo
-	switch {
-	case hit && early != nil:
-		memo = <-early
-	case hit:
-		memo = cached.memoAt(at)
-	default:
-		inputs, err := db.masteryInputs(ctx, userID, []masteryHead{head}, check)
-		if err != nil {
-			return studyloop.StudyMastery{}, err
-		}
-		memo = inputs[head.ID].memoAt(at)
+	inputs, err := db.masteryInputs(ctx, userID, []masteryHead{head}, check)
+	if err != nil {
+		return studyloop.StudyMastery{}, err
 	}
-	sm := memo.studyMastery(head.ID)
+	sm := inputs[head.ID].memoAt(at).studyMastery(head.ID)
 	sm.Title, sm.Status = head.Title, studyloop.StudyStatus(head.Status)
 	return sm, nil
 }
