@@ -85,30 +85,26 @@ func (t *topicInputs) figures(now time.Time) studyloop.MasteryFigures {
 // study. A topic's figures cover its own questions and those of all its
 // subtopics (see rollUp); its streaks count only answers to its own
 // questions. The study's figures combine the topics' own figures, so each
-// question counts once.
+// question counts once. The result shares the inputs' parent ids: it is
+// for a masteryMemo, which hands out only copies.
 func (in *masteryInputs) studyMastery(now time.Time) studyloop.StudyMastery {
-	var sm studyloop.StudyMastery
 	own := make([]studyloop.MasteryFigures, len(in.topics))
 	for i := range in.topics {
 		own[i] = in.topics[i].figures(now)
+	}
+	sm := studyloop.StudyMastery{MasteryFigures: mastery.Combine(own...)}
+	if len(in.topics) == 0 {
+		return sm
 	}
 	rolled := in.rollUp(own)
 	sm.Topics = make([]studyloop.TopicMastery, len(in.topics))
 	for i := range in.topics {
 		t := &in.topics[i]
-		var parent *int64
-		if t.parentID != nil {
-			parent = new(*t.parentID) // callers may keep or change it; the cache's stays
-		}
 		sm.Topics[i] = studyloop.TopicMastery{
-			TopicID: t.id, ParentID: parent, Title: t.title, MasteryFigures: rolled[i],
+			TopicID: t.id, ParentID: t.parentID, Title: t.title, MasteryFigures: rolled[i],
 			CurrentStreak: t.streak.Current, BestStreak: t.streak.Best,
 		}
 	}
-	if len(sm.Topics) == 0 {
-		sm.Topics = nil
-	}
-	sm.MasteryFigures = mastery.Combine(own...)
 	return sm
 }
 
