@@ -367,7 +367,7 @@ func (x *Extractor) describe(err error, what string) error {
 	case errors.Is(err, errMemory):
 		return studyloop.Errorf(studyloop.EINVALID, "Reading %s needed more memory than allowed and was stopped; the file may be damaged or built to overload readers.", what)
 	case errors.Is(err, errOutput):
-		return studyloop.Errorf(studyloop.ETOOLARGE, "%s holds far more text than a study can take (%s characters); choose fewer pages.", capitalize(what), commas(studyloop.MaxStudyTextChars))
+		return studyloop.Errorf(studyloop.ETOOLARGE, "%s holds far more text than a study can take (%s characters); choose fewer pages.", capitalize(what), studyloop.Commas(studyloop.MaxStudyTextChars))
 	}
 	return err
 }
@@ -377,16 +377,4 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// commas formats n with thousands separators: 400000 -> "400,000".
-func commas(n int) string {
-	s := strconv.Itoa(n)
-	if n < 0 {
-		return "-" + commas(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

@@ -64,5 +64,5 @@ func CheckLength(text string, parts []studyloop.SourcePart) error {
 	}
 	return studyloop.Errorf(studyloop.ETOOLARGE,
 		"The text read from the uploads is %s characters, %s over the limit of %s. Drop %s (or other pages or photos with at least %s characters) and try again.",
-		commas(n), commas(over), commas(studyloop.MaxStudyTextChars), drop, commas(over))
+		studyloop.Commas(n), studyloop.Commas(over), studyloop.Commas(studyloop.MaxStudyTextChars), drop, studyloop.Commas(over))
 }

@@ -21,7 +21,7 @@ func ParsePages(selection string, pageCount int) ([]int, error) {
 	selection = strings.TrimSpace(selection)
 	if selection == "" {
 		if pageCount > MaxPDFPages {
-			return nil, studyloop.Errorf(studyloop.ETOOLARGE, "The PDF has %s pages; choose at most %d, for example 1-%d.", commas(pageCount), MaxPDFPages, MaxPDFPages)
+			return nil, studyloop.Errorf(studyloop.ETOOLARGE, "The PDF has %s pages; choose at most %d, for example 1-%d.", studyloop.Commas(pageCount), MaxPDFPages, MaxPDFPages)
 		}
 		pages := make([]int, pageCount)
 		for i := range pages {
@@ -41,7 +41,7 @@ func ParsePages(selection string, pageCount int) ([]int, error) {
 		}
 		for _, p := range []int{first, last} {
 			if p > pageCount {
-				return nil, studyloop.Errorf(studyloop.EINVALID, "Page %d is outside the document: the PDF has %s %s.", p, commas(pageCount), plural(pageCount, "page", "pages"))
+				return nil, studyloop.Errorf(studyloop.EINVALID, "Page %d is outside the document: the PDF has %s %s.", p, studyloop.Commas(pageCount), plural(pageCount, "page", "pages"))
 			}
 		}
 		if last-first+1 > MaxPDFPages {
@@ -97,7 +97,7 @@ func parsePageNumber(s, item string) (int, error) {
 }
 
 func tooManyPages(n int) error {
-	return studyloop.Errorf(studyloop.ETOOLARGE, "%s pages are selected; at most %d pages can be used from one PDF.", commas(n), MaxPDFPages)
+	return studyloop.Errorf(studyloop.ETOOLARGE, "%s pages are selected; at most %d pages can be used from one PDF.", studyloop.Commas(n), MaxPDFPages)
 }
 
 func plural(n int, one, many string) string {

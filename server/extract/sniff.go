@@ -100,7 +100,7 @@ func CheckFile(data []byte) (Kind, error) {
 	}
 	if w > MaxImageSide || h > MaxImageSide || int64(w)*int64(h) > MaxImagePixels {
 		return "", studyloop.Errorf(studyloop.ETOOLARGE, "The image is %s x %s pixels (%d megapixels); the limit is %s pixels a side and %d megapixels in all.",
-			commas(w), commas(h), int64(w)*int64(h)/1_000_000, commas(MaxImageSide), MaxImagePixels/1_000_000)
+			studyloop.Commas(w), studyloop.Commas(h), int64(w)*int64(h)/1_000_000, studyloop.Commas(MaxImageSide), MaxImagePixels/1_000_000)
 	}
 	return kind, nil
 }

@@ -12,7 +12,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -351,7 +350,7 @@ func (s *Server) createStudy(ctx context.Context, userID int64, args json.RawMes
 		msg := studyloop.ErrorMessage(err)
 		if strings.TrimFunc(in.Text, unicode.IsSpace) == "" {
 			msg += fmt.Sprintf(" The text must be 1 to %s characters, not all whitespace; received %s characters.",
-				thousands(studyloop.MaxStudyTextChars), thousands(utf8.RuneCountInString(in.Text)))
+				studyloop.Commas(studyloop.MaxStudyTextChars), studyloop.Commas(utf8.RuneCountInString(in.Text)))
 		}
 		return nil, toolErrorf("%s Nothing was stored.", msg)
 	}
@@ -375,15 +374,6 @@ func (s *Server) getStudyStatus(ctx context.Context, userID int64, args json.Raw
 		return nil, domainError(err, in.StudyID)
 	}
 	return newStudyOutput(study), nil
-}
-
-// thousands formats n >= 0 with comma separators, as in 400,000.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 func newStudyOutput(st studyloop.Study) studyOutput {

@@ -27,13 +27,13 @@ const untitled = "Untitled study"
 // was received.
 func ValidateStudyText(text string) error {
 	if i := invalidUTF8At(text); i >= 0 {
-		return Errorf(EINVALID, "Study text is not valid UTF-8 (first bad byte at offset %s); send plain text or markdown encoded as UTF-8.", commas(i))
+		return Errorf(EINVALID, "Study text is not valid UTF-8 (first bad byte at offset %s); send plain text or markdown encoded as UTF-8.", Commas(i))
 	}
 	if i := strings.IndexByte(text, 0); i >= 0 {
-		return Errorf(EINVALID, "Study text contains a NUL byte (at byte offset %s); send plain text or markdown without binary data.", commas(i))
+		return Errorf(EINVALID, "Study text contains a NUL byte (at byte offset %s); send plain text or markdown without binary data.", Commas(i))
 	}
 	if n := utf8.RuneCountInString(text); n > MaxStudyTextChars {
-		return Errorf(ETOOLARGE, "Study text is %s characters long; the limit is %s characters.", commas(n), commas(MaxStudyTextChars))
+		return Errorf(ETOOLARGE, "Study text is %s characters long; the limit is %s characters.", Commas(n), Commas(MaxStudyTextChars))
 	}
 	if strings.TrimFunc(text, unicode.IsSpace) == "" {
 		return Errorf(EINVALID, "Study text is empty or only whitespace; send the notes or handout to study.")
@@ -56,7 +56,7 @@ func StudyTitle(title, text string) (string, error) {
 	}
 	title = strings.Join(strings.Fields(title), " ")
 	if n := utf8.RuneCountInString(title); n > MaxStudyTitleChars {
-		return "", Errorf(EINVALID, "Title is %s characters long; the limit is %s characters.", commas(n), commas(MaxStudyTitleChars))
+		return "", Errorf(EINVALID, "Title is %s characters long; the limit is %s characters.", Commas(n), Commas(MaxStudyTitleChars))
 	}
 	if title != "" {
 		return title, nil
@@ -111,15 +111,15 @@ func invalidUTF8At(s string) int {
 	return -1
 }
 
-// commas formats a count n >= 0 with thousands separators, as in 400,000.
-func commas(n int) string {
-	s := strconv.Itoa(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
+// Commas writes n in decimal with thousands separators, as 400,000 or
+// -1,234: the form every message and page gives numbers in.
+func Commas(n int) string {
+	if n < 0 {
+		return "-" + Commas(-n)
 	}
-	return b.String()
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
