@@ -174,7 +174,7 @@ func authForm(r *http.Request, sessions *session.Manager, title, errMsg string) 
 	}
 }
 
-// renderPage writes an HTML page with the given status.
+// renderAccountPage writes an HTML page with the given status.
 func renderAccountPage(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
