@@ -31,7 +31,7 @@ func (s *SessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool,
 	var row sessionRow
 	err := s.db.NewSelect().Model(&row).
 		Where("token = ?", token).
-		Where("expiry > ?", storedTime(time.Now())).
+		Where("expiry > ?", now()).
 		Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil

@@ -118,9 +118,8 @@ type questionRow struct {
 	SpanEnd       int    `bun:"span_end"`
 }
 
-// now is the time stored in rows: UTC, cut to the microsecond that both
-// dialects keep, so that values read back compare equal to values written.
-func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+// now is the current time as rows hold it (see storedTime).
+func now() time.Time { return storedTime(time.Now()) }
 
 // newStudyID returns an opaque study id: "st_" and 26 base32 characters
 // (130 random bits).

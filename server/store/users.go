@@ -33,7 +33,7 @@ var ErrEmailTaken = &studyloop.Error{Code: studyloop.ECONFLICT, Message: "An acc
 // must already be normalised (package account does it); a duplicate gives
 // ErrEmailTaken.
 func (db *DB) CreateUser(ctx context.Context, u *studyloop.User) error {
-	row := userRow{Email: u.Email, PasswordHash: u.PasswordHash, CreatedAt: storedTime(time.Now())}
+	row := userRow{Email: u.Email, PasswordHash: u.PasswordHash, CreatedAt: now()}
 	if _, err := db.NewInsert().Model(&row).Returning("id").Exec(ctx); err != nil {
 		if isUniqueViolation(err) {
 			return ErrEmailTaken
