@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -98,27 +99,17 @@ func freshPostgres(tb testing.TB) string {
 	if err != nil {
 		tb.Fatalf("%s: %v", PostgresEnv, err)
 	}
-	name := "t_" + rand.Text()[:16]
+	name := "t_" + strings.ToLower(rand.Text()[:16])
 	adminDB := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(admin)))
 	defer adminDB.Close()
-	if _, err := adminDB.Exec(fmt.Sprintf(`CREATE DATABASE %q`, lower(name))); err != nil {
+	if _, err := adminDB.Exec(fmt.Sprintf(`CREATE DATABASE %q`, name)); err != nil {
 		tb.Fatalf("create database: %v", err)
 	}
 	tb.Cleanup(func() {
 		db := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(admin)))
 		defer db.Close()
-		db.Exec(fmt.Sprintf(`DROP DATABASE IF EXISTS %q WITH (FORCE)`, lower(name)))
+		db.Exec(fmt.Sprintf(`DROP DATABASE IF EXISTS %q WITH (FORCE)`, name))
 	})
-	u.Path = "/" + lower(name)
+	u.Path = "/" + name
 	return u.String()
-}
-
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
