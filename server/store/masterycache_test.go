@@ -18,14 +18,6 @@ import (
 // with its questions in study order.
 func mustNestedStudy(tb testing.TB, db *store.DB, userID int64, title string) (studyloop.Study, []studyloop.Question) {
 	tb.Helper()
-	ctx := context.Background()
-	st, err := db.CreateStudy(ctx, userID, title, "Lenses bend light; mirrors reflect it.")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if _, ok, err := db.ClaimStudy(ctx, "test", time.Minute); !ok || err != nil {
-		tb.Fatalf("claim: %v %v", ok, err)
-	}
 	ex := studyloop.Extraction{Topics: []studyloop.Topic{
 		{Parent: -1, Title: "Lenses"}, {Parent: 0, Title: "Focal length"}, {Parent: -1, Title: "Mirrors"},
 	}}
@@ -34,14 +26,7 @@ func mustNestedStudy(tb testing.TB, db *store.DB, userID int64, title string) (s
 			Topic: i / 4, Type: studyloop.QuestionShortAnswer, Prompt: "What bends light?", Answer: "A lens.",
 		})
 	}
-	if err := db.CompleteStudy(ctx, st.ID, "test", ex); err != nil {
-		tb.Fatal(err)
-	}
-	qs, err := db.Questions(ctx, userID, st.ID)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return st, qs
+	return mustCompleteStudy(tb, db, userID, title, "Lenses bend light; mirrors reflect it.", ex)
 }
 
 // progressVersion reads the study's stored progress version.

@@ -1,7 +1,6 @@
 package store_test
 
 import (
-	"context"
 	"math"
 	"reflect"
 	"testing"
@@ -33,14 +32,6 @@ var rollupTopics = []struct {
 // returns it with its questions grouped by topic index.
 func mustRollupStudy(tb testing.TB, db *store.DB, userID int64, title string) (studyloop.Study, [][]studyloop.Question) {
 	tb.Helper()
-	ctx := context.Background()
-	st, err := db.CreateStudy(ctx, userID, title, "Light bends in lenses, bounces off mirrors, and travels in waves.")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if _, ok, err := db.ClaimStudy(ctx, "test", time.Minute); !ok || err != nil {
-		tb.Fatalf("claim: %v %v", ok, err)
-	}
 	var ex studyloop.Extraction
 	for i, tp := range rollupTopics {
 		ex.Topics = append(ex.Topics, studyloop.Topic{Parent: tp.parent, Title: tp.title})
@@ -50,13 +41,7 @@ func mustRollupStudy(tb testing.TB, db *store.DB, userID int64, title string) (s
 			})
 		}
 	}
-	if err := db.CompleteStudy(ctx, st.ID, "test", ex); err != nil {
-		tb.Fatal(err)
-	}
-	qs, err := db.Questions(ctx, userID, st.ID)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	st, qs := mustCompleteStudy(tb, db, userID, title, "Light bends in lenses, bounces off mirrors, and travels in waves.", ex)
 	byTopic := make([][]studyloop.Question, len(rollupTopics))
 	for _, q := range qs {
 		byTopic[q.Topic] = append(byTopic[q.Topic], q)

@@ -33,13 +33,13 @@ func mustStudent(tb testing.TB, db *store.DB, email string) int64 {
 	return u.ID
 }
 
-// mustReadyStudy stores a ready study of the user with the given number of
-// topics and questions per topic, through the same calls the worker makes,
-// and returns it with its questions in study order.
-func mustReadyStudy(tb testing.TB, db *store.DB, userID int64, title string, topics, perTopic int) (studyloop.Study, []studyloop.Question) {
+// mustCompleteStudy stores a ready study of the user with the text and
+// the extraction, through the same calls the worker makes, and returns it
+// with its questions in study order.
+func mustCompleteStudy(tb testing.TB, db *store.DB, userID int64, title, text string, ex studyloop.Extraction) (studyloop.Study, []studyloop.Question) {
 	tb.Helper()
 	ctx := context.Background()
-	st, err := db.CreateStudy(ctx, userID, title, "Some study text about "+title+".")
+	st, err := db.CreateStudy(ctx, userID, title, text)
 	if err != nil {
 		tb.Fatalf("create study: %v", err)
 	}
@@ -47,6 +47,22 @@ func mustReadyStudy(tb testing.TB, db *store.DB, userID int64, title string, top
 	if err != nil || !ok || claim.Study.ID != st.ID {
 		tb.Fatalf("claim study: ok=%v err=%v", ok, err)
 	}
+	if err := db.CompleteStudy(ctx, st.ID, "test", ex); err != nil {
+		tb.Fatalf("complete study: %v", err)
+	}
+	qs, err := db.Questions(ctx, userID, st.ID)
+	if err != nil {
+		tb.Fatalf("questions: %v", err)
+	}
+	st.Status = studyloop.StatusReady
+	return st, qs
+}
+
+// mustReadyStudy stores a ready study of the user with the given number of
+// topics and questions per topic, and returns it with its questions in
+// study order.
+func mustReadyStudy(tb testing.TB, db *store.DB, userID int64, title string, topics, perTopic int) (studyloop.Study, []studyloop.Question) {
+	tb.Helper()
 	var ex studyloop.Extraction
 	for i := range topics {
 		ex.Topics = append(ex.Topics, studyloop.Topic{Parent: -1, Title: fmt.Sprintf("%s topic %d", title, i)})
@@ -58,15 +74,7 @@ func mustReadyStudy(tb testing.TB, db *store.DB, userID int64, title string, top
 			})
 		}
 	}
-	if err := db.CompleteStudy(ctx, st.ID, "test", ex); err != nil {
-		tb.Fatalf("complete study: %v", err)
-	}
-	qs, err := db.Questions(ctx, userID, st.ID)
-	if err != nil {
-		tb.Fatalf("questions: %v", err)
-	}
-	st.Status = studyloop.StatusReady
-	return st, qs
+	return mustCompleteStudy(tb, db, userID, title, "Some study text about "+title+".", ex)
 }
 
 func mustAnswer(tb testing.TB, db *store.DB, userID, questionID int64, r fsrs.Rating, at time.Time) fsrs.Card {
