@@ -192,8 +192,11 @@ func (m *Manager) CSRFToken(ctx context.Context) string {
 func (m *Manager) ValidCSRF(r *http.Request) bool {
 	want := m.scs.GetString(r.Context(), keyCSRF)
 	got := r.Header.Get(CSRFHeader)
-	if got == "" {
-		got = r.PostFormValue(CSRFField)
+	if got == "" && r.ParseForm() == nil {
+		// ParseForm reads URL-encoded bodies only: a multipart body is
+		// parsed (into temporary files) by the upload routes alone, before
+		// this check, and never here.
+		got = r.PostForm.Get(CSRFField)
 	}
 	return want != "" && got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }

@@ -20,9 +20,6 @@ import (
 // names a page: the practice app.
 const afterSignIn = "/app"
 
-// maxFormBytes caps the body of the account forms.
-const maxFormBytes = 64 << 10
-
 // expiredForm is the message for a form whose CSRF token does not match.
 const expiredForm = "The form expired. Please try again."
 
@@ -47,11 +44,6 @@ func handleSignUpPage(sessions *session.Manager) http.Handler {
 // student in.
 func handleSignUp(logger *slog.Logger, accounts *account.Service, sessions *session.Manager) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
-		if err := r.ParseForm(); err != nil {
-			renderAccountPage(w, r, http.StatusBadRequest, templates.SignUp(authForm(r, sessions, "Create your account", "The form could not be read.")))
-			return
-		}
 		if !sessions.ValidCSRF(r) {
 			renderAccountPage(w, r, http.StatusForbidden, templates.SignUp(authForm(r, sessions, "Create your account", expiredForm)))
 			return
@@ -95,11 +87,6 @@ func handleSignInPage(sessions *session.Manager) http.Handler {
 // 429 for a growing while.
 func handleSignIn(logger *slog.Logger, cfg config.Config, accounts *account.Service, sessions *session.Manager) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
-		if err := r.ParseForm(); err != nil {
-			renderAccountPage(w, r, http.StatusBadRequest, templates.SignIn(authForm(r, sessions, "Sign in", "The form could not be read.")))
-			return
-		}
 		if !sessions.ValidCSRF(r) {
 			renderAccountPage(w, r, http.StatusForbidden, templates.SignIn(authForm(r, sessions, "Sign in", expiredForm)))
 			return
@@ -146,8 +133,6 @@ func handleSignOutPage(logger *slog.Logger, users userLookup, sessions *session.
 // handleSignOut answers POST /signout.
 func handleSignOut(logger *slog.Logger, sessions *session.Manager) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
-		r.ParseForm() //nolint:errcheck // a bad body fails the CSRF check
 		if !sessions.ValidCSRF(r) {
 			http.Redirect(w, r, "/signout", http.StatusSeeOther)
 			return

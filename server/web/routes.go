@@ -26,13 +26,13 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	accounts := account.NewService(d.DB, nil)
 	authServer := oauth.New(d.DB, sessions, d.Config, &oauth.Options{Logger: d.Logger})
 	mux.Handle("GET /signup", session.Sensitive(sessions.Load(handleSignUpPage(sessions))))
-	mux.Handle("POST /signup", session.Sensitive(sessions.Load(handleSignUp(d.Logger, accounts, sessions))))
+	mux.Handle("POST /signup", formBody(smallFormBody, session.Sensitive(sessions.Load(handleSignUp(d.Logger, accounts, sessions)))))
 	mux.Handle("GET /signin", session.Sensitive(sessions.Load(handleSignInPage(sessions))))
-	mux.Handle("POST /signin", session.Sensitive(sessions.Load(handleSignIn(d.Logger, d.Config, accounts, sessions))))
+	mux.Handle("POST /signin", formBody(smallFormBody, session.Sensitive(sessions.Load(handleSignIn(d.Logger, d.Config, accounts, sessions)))))
 	mux.Handle("GET /signout", session.Sensitive(sessions.Load(handleSignOutPage(d.Logger, d.DB, sessions))))
-	mux.Handle("POST /signout", session.Sensitive(sessions.Load(handleSignOut(d.Logger, sessions))))
+	mux.Handle("POST /signout", formBody(smallFormBody, session.Sensitive(sessions.Load(handleSignOut(d.Logger, sessions)))))
 	mux.Handle("GET /oauth/authorize", session.Sensitive(sessions.Load(authServer.HandleAuthorize())))
-	mux.Handle("POST /oauth/authorize", session.Sensitive(sessions.Load(authServer.HandleDecision())))
+	mux.Handle("POST /oauth/authorize", formBody(smallFormBody, session.Sensitive(sessions.Load(authServer.HandleDecision()))))
 	// POST-only endpoints answer a GET with 405 rather than the GET /
 	// fallback's 404.
 	for _, path := range []string{"/oauth/register", "/oauth/token", "/app/studies", "/app/studies/pdf", "/app/studies/photos"} {
@@ -54,13 +54,13 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	// pages only; their forms carry the session's CSRF token.
 	app := webapp.New(d.DB, sessions, d.Logger, &webapp.Options{Notify: d.NotifyWorkers, Extractor: d.Extractor})
 	mux.Handle("GET /app", session.Sensitive(sessions.RequireUser(app.Home())))
-	mux.Handle("POST /app/studies", session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.CreateStudy()))))
+	mux.Handle("POST /app/studies", formBody(studyFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.CreateStudy())))))
 	// Uploads: the multipart body is capped and parsed before the CSRF check.
 	mux.Handle("POST /app/studies/pdf", session.Sensitive(sessions.RequireUser(app.ParseUpload(sessions.RequireCSRF(app.CreateFromPDF())))))
 	mux.Handle("POST /app/studies/photos", session.Sensitive(sessions.RequireUser(app.ParseUpload(sessions.RequireCSRF(app.CreateFromPhotos())))))
 	mux.Handle("GET /app/studies/{id}", session.Sensitive(sessions.RequireUser(app.Study())))
 	mux.Handle("GET /app/studies/{id}/practice", session.Sensitive(sessions.RequireUser(app.Practice())))
-	mux.Handle("POST /app/studies/{id}/practice", session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.Answer()))))
+	mux.Handle("POST /app/studies/{id}/practice", formBody(smallFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.Answer())))))
 	// The MCP server: stateless Streamable HTTP at /mcp. The guard refuses a
 	// foreign Host or Origin (DNS rebinding, 403) and answers CORS
 	// preflights before any token check; POST needs a bearer access token.
