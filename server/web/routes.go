@@ -35,13 +35,15 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	mux.Handle("POST /oauth/authorize", session.Sensitive(sessions.Load(authServer.HandleDecision())))
 	// POST-only endpoints answer a GET with 405 rather than the GET /
 	// fallback's 404.
-	for _, path := range []string{"/oauth/register", "/oauth/token", "/app/studies", "/app/studies/pdf", "/app/studies/photos"} {
+	for _, path := range []string{"/oauth/register", "/oauth/token", "/oauth/revoke", "/app/studies", "/app/studies/pdf", "/app/studies/photos"} {
 		mux.Handle("GET "+path, handleMethodNotAllowed("POST"))
 	}
 	mux.Handle("POST /oauth/register", oauth.CORS(authServer.HandleRegister()))
 	mux.Handle("OPTIONS /oauth/register", oauth.Preflight())
 	mux.Handle("POST /oauth/token", oauth.CORS(authServer.HandleToken()))
 	mux.Handle("OPTIONS /oauth/token", oauth.Preflight())
+	mux.Handle("POST /oauth/revoke", oauth.CORS(authServer.HandleRevoke()))
+	mux.Handle("OPTIONS /oauth/revoke", oauth.Preflight())
 	mux.Handle("GET /.well-known/oauth-authorization-server", oauth.CORS(authServer.HandleAuthorizationServerMetadata()))
 	mux.Handle("OPTIONS /.well-known/oauth-authorization-server", oauth.Preflight())
 	mux.Handle("GET /.well-known/oauth-authorization-server/mcp", oauth.CORS(authServer.HandleAuthorizationServerMetadata()))
