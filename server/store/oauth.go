@@ -225,11 +225,36 @@ func (db *DB) RotateRefreshToken(ctx context.Context, hash string, at time.Time,
 // not see the successors that rotation inserted, but the next pass does,
 // and any later rotation fails on its revoked refresh token.
 func (db *DB) RevokeTokenFamily(ctx context.Context, familyID string, at time.Time) (int64, error) {
+	return db.revokeTokens(ctx, at, "family_id = ?", familyID)
+}
+
+// EndUserGrants ends every grant of the user, as a password change must:
+// codes not yet exchanged count as used (exchanging one then fails, and
+// revokes nothing that is still live), and every live token is revoked, as
+// RevokeTokenFamily does for one family. It returns how many tokens it
+// revoked. Codes go first: a code redeemed concurrently either loses (its
+// update finds it used) or committed its tokens before, and they are
+// revoked here.
+func (db *DB) EndUserGrants(ctx context.Context, userID int64, at time.Time) (int64, error) {
+	_, err := db.NewUpdate().Model((*oauthCodeRow)(nil)).
+		Set("used_at = ?", storedTime(at)).
+		Where("user_id = ?", userID).
+		Where("used_at IS NULL").
+		Exec(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return db.revokeTokens(ctx, at, "user_id = ?", userID)
+}
+
+// revokeTokens revokes every live token matching where, with RevokeTokenFamily's
+// repeated passes.
+func (db *DB) revokeTokens(ctx context.Context, at time.Time, where string, arg any) (int64, error) {
 	var total int64
 	for {
 		res, err := db.NewUpdate().Model((*oauthTokenRow)(nil)).
 			Set("revoked_at = ?", storedTime(at)).
-			Where("family_id = ?", familyID).
+			Where(where, arg).
 			Where("revoked_at IS NULL").
 			Exec(ctx)
 		if err != nil {

@@ -308,3 +308,57 @@ func TestPruneOAuth(t *testing.T) {
 }
 
 func errOf[T any](_ T, err error) error { return err }
+
+// TestEndUserGrants ends every grant of one user: tokens of all their
+// families are revoked and a code not yet exchanged can no longer be;
+// another user's grant stands.
+func TestEndUserGrants(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		u, c := oauthFixture(t, db)
+		other := &studyloop.User{Email: "ada@example.com", PasswordHash: "h"}
+		if err := db.CreateUser(ctx, other); err != nil {
+			t.Fatal(err)
+		}
+		redeem := func(u *studyloop.User, name string) {
+			t.Helper()
+			code := newCode(u, c, name, time.Minute)
+			if err := db.CreateAuthorizationCode(ctx, code); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.RedeemAuthorizationCode(ctx, code.Hash, time.Now(), newToken(code, name+"-at", studyloop.AccessToken), newToken(code, name+"-rt", studyloop.RefreshToken)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		redeem(u, "first")
+		redeem(u, "second")
+		redeem(other, "others")
+		pending := newCode(u, c, "pending", time.Minute)
+		if err := db.CreateAuthorizationCode(ctx, pending); err != nil {
+			t.Fatal(err)
+		}
+
+		n, err := db.EndUserGrants(ctx, u.ID, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 4 {
+			t.Fatalf("revoked %d tokens, want 4", n)
+		}
+		for hash, wantRevoked := range map[string]bool{"first-at": true, "first-rt": true, "second-at": true, "second-rt": true, "others-at": false, "others-rt": false} {
+			tok, err := db.OAuthToken(ctx, hash)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if revoked := !tok.RevokedAt.IsZero(); revoked != wantRevoked {
+				t.Errorf("token %s revoked = %v, want %v", hash, revoked, wantRevoked)
+			}
+		}
+		if err := db.RedeemAuthorizationCode(ctx, pending.Hash, time.Now(), newToken(pending, "late-at", studyloop.AccessToken)); !errors.Is(err, store.ErrAlreadyUsed) {
+			t.Fatalf("exchanging a code after the grants ended: %v, want ErrAlreadyUsed", err)
+		}
+		if n, err := db.EndUserGrants(ctx, u.ID, time.Now()); err != nil || n != 0 {
+			t.Fatalf("ending them again: %d, %v; want 0", n, err)
+		}
+	})
+}
