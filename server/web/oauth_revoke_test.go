@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
+	"strings"
 	"testing"
 
 	"golang.org/x/oauth2"
@@ -24,10 +26,18 @@ func (s *authServer) revoke(t testing.TB, form url.Values) (int, map[string]any)
 // the client id and the tokens.
 func (s *authServer) grant(t testing.TB, email string) (string, *oauth2.Token) {
 	t.Helper()
-	clientID := s.register(t, "http://127.0.0.1/callback")
-	conf := s.oauthConfig(clientID)
 	b := newBrowser(t, s)
 	b.signUp(t, "", email, "a long enough password")
+	return b.grant(t)
+}
+
+// grant registers a client (named "Test agent", redirecting to 127.0.0.1),
+// approves it as the signed-in student and returns the client id and the
+// tokens.
+func (b *browser) grant(t testing.TB) (string, *oauth2.Token) {
+	t.Helper()
+	clientID := b.s.register(t, "http://127.0.0.1/callback")
+	conf := b.s.oauthConfig(clientID)
 	authURL, verifier := pkceAuthURL(conf, "st")
 	tok, err := conf.Exchange(context.Background(), b.approve(t, authURL).Query().Get("code"), oauth2.VerifierOption(verifier))
 	if err != nil {
@@ -117,6 +127,63 @@ func TestRevokeRejects(t *testing.T) {
 		// None of the refused requests ended the grant.
 		if status, _, _ := s.protected(t, tok.AccessToken); status != http.StatusOK {
 			t.Fatalf("grant after refused revocations: %d, want 200", status)
+		}
+	})
+}
+
+var revokeAction = regexp.MustCompile(`action="(/app/assistants/[^"/]+/revoke)"`)
+
+// TestConnectedAssistants: the student's page lists their grants only;
+// Revoke needs the CSRF token, ends the grant (its access token gets 401),
+// and another student posting to it gets 404 and changes nothing.
+func TestConnectedAssistants(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		s := startAuthServer(t, db, nil)
+		grace, ada := newBrowser(t, s), newBrowser(t, s)
+		grace.signUp(t, "", "grace@example.com", "a long enough password")
+		ada.signUp(t, "", "ada@example.com", "a long enough password")
+		_, graceTok := grace.grant(t)
+		_, adaTok := ada.grant(t)
+		ada.grant(t)
+
+		list := grace.get(t, "/app/assistants")
+		if list.status != http.StatusOK || !strings.Contains(list.body, "Test agent") || !strings.Contains(list.body, "<code>127.0.0.1</code>") {
+			t.Fatalf("assistants page: %d %.500s", list.status, list.body)
+		}
+		actions := revokeAction.FindAllStringSubmatch(list.body, -1)
+		if len(actions) != 1 {
+			t.Fatalf("grace sees %d grants, want 1", len(actions))
+		}
+		if got := len(revokeAction.FindAllString(ada.get(t, "/app/assistants").body, -1)); got != 2 {
+			t.Fatalf("ada sees %d grants, want 2", got)
+		}
+		revoke := actions[0][1]
+
+		adaPage := ada.get(t, "/app/assistants")
+		if res := ada.post(t, revoke, url.Values{"csrf_token": {adaPage.csrf(t)}}); res.status != http.StatusNotFound {
+			t.Fatalf("another student revoking: %d, want 404", res.status)
+		}
+		if res := grace.post(t, revoke, url.Values{}); res.status != http.StatusForbidden {
+			t.Fatalf("revoking without the CSRF token: %d, want 403", res.status)
+		}
+		if status, _, _ := s.protected(t, graceTok.AccessToken); status != http.StatusOK {
+			t.Fatalf("grant after refused revocations: %d, want 200", status)
+		}
+
+		if res := grace.post(t, revoke, url.Values{"csrf_token": {list.csrf(t)}}); res.status != http.StatusSeeOther || res.location != s.base+"/app/assistants" {
+			t.Fatalf("revoke: %d to %q, want 303 to /app/assistants", res.status, res.location)
+		}
+		if status, _, _ := s.protected(t, graceTok.AccessToken); status != http.StatusUnauthorized {
+			t.Fatalf("access token after revoking: %d, want 401", status)
+		}
+		if status, body := s.token(t, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {graceTok.RefreshToken}}); status != http.StatusBadRequest || errorCode(body) != "invalid_grant" {
+			t.Fatalf("refresh after revoking: %d %q, want 400 invalid_grant", status, errorCode(body))
+		}
+		if body := grace.get(t, "/app/assistants").body; !strings.Contains(body, "No assistant is connected.") {
+			t.Fatalf("page after revoking: %.500s", body)
+		}
+		if status, _, _ := s.protected(t, adaTok.AccessToken); status != http.StatusOK {
+			t.Fatalf("the other student's grant: %d, want 200", status)
 		}
 	})
 }

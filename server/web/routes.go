@@ -63,6 +63,8 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	mux.Handle("GET /app/studies/{id}", session.Sensitive(sessions.RequireUser(app.Study())))
 	mux.Handle("GET /app/studies/{id}/practice", session.Sensitive(sessions.RequireUser(app.Practice())))
 	mux.Handle("POST /app/studies/{id}/practice", session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.Answer()))))
+	mux.Handle("GET /app/assistants", session.Sensitive(sessions.RequireUser(app.Assistants())))
+	mux.Handle("POST /app/assistants/{id}/revoke", session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.RevokeAssistant()))))
 	// The MCP server: stateless Streamable HTTP at /mcp. The guard refuses a
 	// foreign Host or Origin (DNS rebinding, 403) and answers CORS
 	// preflights before any token check; POST needs a bearer access token.
