@@ -36,8 +36,9 @@ type Config struct {
 	// see ClientAddr.
 	TrustedProxies []netip.Prefix
 	// RegisterRateLimit is how many client registrations one client (see
-	// ClientKey) may make per hour (REGISTER_RATE_LIMIT, default 20; 0
-	// turns the limit off).
+	// ClientKey) may make per hour (REGISTER_RATE_LIMIT, default 1200, 20 a
+	// minute: hosted agents register on every fresh connection for all
+	// their users from a few shared addresses; 0 turns the limit off).
 	RegisterRateLimit int
 	// AccessTokenTTL is the lifetime of access tokens (ACCESS_TOKEN_TTL,
 	// default 1h).
@@ -58,7 +59,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		DatabaseURL:       or(getenv("DATABASE_URL"), "sqlite:data/studyloop.db"),
 		LogLevel:          or(getenv("LOG_LEVEL"), "info"),
 		ShutdownTimeout:   15 * time.Second,
-		RegisterRateLimit: 20,
+		RegisterRateLimit: 1200,
 		AccessTokenTTL:    time.Hour,
 		RefreshTokenTTL:   30 * 24 * time.Hour,
 		Workers:           1,

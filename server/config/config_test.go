@@ -18,7 +18,7 @@ func TestFromEnvDefaults(t *testing.T) {
 	if c.Addr != ":8080" || c.BaseURL != "http://localhost:8080" || c.DatabaseURL != "sqlite:data/studyloop.db" {
 		t.Fatalf("defaults = %+v", c)
 	}
-	if c.AccessTokenTTL != time.Hour || c.RefreshTokenTTL != 720*time.Hour || c.RegisterRateLimit != 20 {
+	if c.AccessTokenTTL != time.Hour || c.RefreshTokenTTL != 720*time.Hour || c.RegisterRateLimit != 1200 {
 		t.Fatalf("defaults = %+v", c)
 	}
 	if c.Secure() {

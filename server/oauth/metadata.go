@@ -13,6 +13,8 @@ func (s *Server) HandleAuthorizationServerMetadata() http.Handler {
 		AuthorizationEndpoint             string   `json:"authorization_endpoint"`
 		TokenEndpoint                     string   `json:"token_endpoint"`
 		RegistrationEndpoint              string   `json:"registration_endpoint"`
+		RevocationEndpoint                string   `json:"revocation_endpoint"`
+		RevocationEndpointAuthMethods     []string `json:"revocation_endpoint_auth_methods_supported"`
 		ResponseTypesSupported            []string `json:"response_types_supported"`
 		GrantTypesSupported               []string `json:"grant_types_supported"`
 		CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported"`
@@ -27,6 +29,8 @@ func (s *Server) HandleAuthorizationServerMetadata() http.Handler {
 		AuthorizationEndpoint:             base + "/oauth/authorize",
 		TokenEndpoint:                     base + "/oauth/token",
 		RegistrationEndpoint:              base + "/oauth/register",
+		RevocationEndpoint:                base + "/oauth/revoke",
+		RevocationEndpointAuthMethods:     []string{"none"},
 		ResponseTypesSupported:            []string{"code"},
 		GrantTypesSupported:               []string{"authorization_code", "refresh_token"},
 		CodeChallengeMethodsSupported:     []string{"S256"},

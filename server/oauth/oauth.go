@@ -44,9 +44,8 @@ type Options struct {
 	// CodeTTL is the lifetime of authorization codes (default and maximum
 	// 10 minutes).
 	CodeTTL time.Duration
-	// RegisterBurst is how many registrations one IP may make at once
-	// before the hourly rate applies (default a quarter of
-	// config.RegisterRateLimit, at least 1).
+	// RegisterBurst is how many registrations one client may make at once
+	// before the hourly rate applies (default registerBurst).
 	RegisterBurst int
 	// Logger receives internal errors (default slog.Default()).
 	Logger *slog.Logger
@@ -78,7 +77,7 @@ func New(store Store, sessions *session.Manager, cfg config.Config, opts *Option
 		o.CodeTTL = 10 * time.Minute
 	}
 	if o.RegisterBurst <= 0 {
-		o.RegisterBurst = max(1, cfg.RegisterRateLimit/4)
+		o.RegisterBurst = registerBurst(cfg.RegisterRateLimit)
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

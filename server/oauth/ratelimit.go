@@ -74,3 +74,10 @@ func (l *ipLimiter) prune(now time.Time) {
 func retryAfterSeconds(d time.Duration) int {
 	return max(1, int(math.Ceil(d.Seconds())))
 }
+
+// registerBurst is how many registrations one client may make at once when
+// perHour may be made in an hour: three minutes' worth, at least 1. At the
+// default 1200 an hour that is 60 at once, then one every 3 seconds.
+func registerBurst(perHour int) int {
+	return max(1, perHour/20)
+}

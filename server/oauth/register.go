@@ -28,7 +28,10 @@ const maxClientNameChars = 200
 
 // HandleRegister answers POST /oauth/register. Only public clients are
 // registered (token_endpoint_auth_method "none"); they may use the
-// authorization code and refresh token grants.
+// authorization code and refresh token grants. application_type (OpenID
+// Connect Dynamic Registration §2) may be "web" (the default) or "native";
+// it is answered back but changes nothing, since both kinds follow the same
+// redirect URI rules.
 func (s *Server) HandleRegister() http.Handler {
 	type request struct {
 		RedirectURIs            []string `json:"redirect_uris"`
@@ -36,6 +39,7 @@ func (s *Server) HandleRegister() http.Handler {
 		GrantTypes              []string `json:"grant_types"`
 		ResponseTypes           []string `json:"response_types"`
 		TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
+		ApplicationType         string   `json:"application_type"`
 	}
 	type response struct {
 		ClientID                string   `json:"client_id"`
@@ -45,6 +49,7 @@ func (s *Server) HandleRegister() http.Handler {
 		GrantTypes              []string `json:"grant_types"`
 		ResponseTypes           []string `json:"response_types"`
 		TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
+		ApplicationType         string   `json:"application_type"`
 	}
 	const badMetadata, badRedirect = "invalid_client_metadata", "invalid_redirect_uri"
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -102,6 +107,14 @@ func (s *Server) HandleRegister() http.Handler {
 			writeError(w, http.StatusBadRequest, badMetadata, `Only public clients can register: token_endpoint_auth_method must be "none".`)
 			return
 		}
+		switch req.ApplicationType {
+		case "":
+			req.ApplicationType = "web"
+		case "web", "native":
+		default:
+			writeError(w, http.StatusBadRequest, badMetadata, fmt.Sprintf(`Application type %q is not supported; use "web" or "native".`, truncate(req.ApplicationType, 100)))
+			return
+		}
 		for _, g := range req.GrantTypes {
 			if g != "authorization_code" && g != "refresh_token" {
 				writeError(w, http.StatusBadRequest, badMetadata, fmt.Sprintf("Grant type %q is not supported; use authorization_code and refresh_token.", truncate(g, 100)))
@@ -138,6 +151,7 @@ func (s *Server) HandleRegister() http.Handler {
 			GrantTypes:              []string{"authorization_code", "refresh_token"},
 			ResponseTypes:           []string{"code"},
 			TokenEndpointAuthMethod: "none",
+			ApplicationType:         req.ApplicationType,
 		})
 	})
 }

@@ -168,7 +168,7 @@ func (s *Server) exchangeCode(ctx context.Context, form url.Values) (*tokenRespo
 	if !now.Before(code.ExpiresAt) {
 		return nil, invalidGrant("The authorization code has expired.")
 	}
-	access, refresh, res := s.newTokens(code.FamilyID, code.ClientID, code.UserID, code.Audience, code.Scope, now)
+	access, refresh, res := s.newTokens(code.FamilyID, code.ClientID, code.UserID, code.Audience, code.Scope, now, now.Add(s.cfg.RefreshTokenTTL))
 	err = s.store.RedeemAuthorizationCode(ctx, code.Hash, now, access, refresh)
 	if studyloop.ErrorCode(err) == studyloop.ECONFLICT {
 		// Used (or expired) between our read and the redemption.
@@ -214,7 +214,7 @@ func (s *Server) refresh(ctx context.Context, form url.Values) (*tokenResponse, 
 	case !now.Before(tok.ExpiresAt):
 		return nil, invalidGrant("The refresh token has expired.")
 	}
-	access, refresh, res := s.newTokens(tok.FamilyID, tok.ClientID, tok.UserID, tok.Audience, tok.Scope, now)
+	access, refresh, res := s.newTokens(tok.FamilyID, tok.ClientID, tok.UserID, tok.Audience, tok.Scope, now, tok.ExpiresAt)
 	err = s.store.RotateRefreshToken(ctx, tok.Hash, now, access, refresh)
 	if studyloop.ErrorCode(err) == studyloop.ECONFLICT {
 		// Another request rotated (or revoked) it since we read it: a
@@ -258,17 +258,21 @@ func (s *Server) replayed(ctx context.Context, familyID, description string) *to
 	return invalidGrant(description)
 }
 
-// newTokens makes a new access and refresh token of the family.
-func (s *Server) newTokens(familyID, clientID string, userID int64, audience, scope string, now time.Time) (access, refresh *studyloop.OAuthToken, res *tokenResponse) {
+// newTokens makes a new access and refresh token of the family, whose grant
+// ends at grantEnds: the refresh token expires then, and the access token
+// then at the latest. A grant ends REFRESH_TOKEN_TTL after consent; rotation
+// hands the end on unchanged, so that a refresh token, stolen or not, does
+// not keep a grant alive for ever.
+func (s *Server) newTokens(familyID, clientID string, userID int64, audience, scope string, now, grantEnds time.Time) (access, refresh *studyloop.OAuthToken, res *tokenResponse) {
 	accessToken, refreshToken := "slat_"+session.RandomToken(), "slrt_"+session.RandomToken()
 	base := studyloop.OAuthToken{FamilyID: familyID, ClientID: clientID, UserID: userID, Audience: audience, Scope: scope, CreatedAt: now}
 	a, rt := base, base
-	a.Hash, a.Kind, a.ExpiresAt = hashSecret(accessToken), studyloop.AccessToken, now.Add(s.cfg.AccessTokenTTL)
-	rt.Hash, rt.Kind, rt.ExpiresAt = hashSecret(refreshToken), studyloop.RefreshToken, now.Add(s.cfg.RefreshTokenTTL)
+	a.Hash, a.Kind, a.ExpiresAt = hashSecret(accessToken), studyloop.AccessToken, minTime(now.Add(s.cfg.AccessTokenTTL), grantEnds)
+	rt.Hash, rt.Kind, rt.ExpiresAt = hashSecret(refreshToken), studyloop.RefreshToken, grantEnds
 	return &a, &rt, &tokenResponse{
 		AccessToken:  accessToken,
 		TokenType:    "Bearer",
-		ExpiresIn:    int64(s.cfg.AccessTokenTTL / time.Second),
+		ExpiresIn:    int64(a.ExpiresAt.Sub(now).Round(time.Second) / time.Second),
 		RefreshToken: refreshToken,
 		Scope:        scope,
 	}
@@ -284,4 +288,11 @@ func verifyS256(verifier, challenge string) bool {
 
 func internal(err error) *tokenError {
 	return &tokenError{http.StatusInternalServerError, "server_error", err.Error()}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }

@@ -225,11 +225,95 @@ func (db *DB) RotateRefreshToken(ctx context.Context, hash string, at time.Time,
 // not see the successors that rotation inserted, but the next pass does,
 // and any later rotation fails on its revoked refresh token.
 func (db *DB) RevokeTokenFamily(ctx context.Context, familyID string, at time.Time) (int64, error) {
+	return db.revokeTokens(ctx, at, "family_id = ?", familyID)
+}
+
+// EndUserGrants ends every grant of the user, as a password change must:
+// codes not yet exchanged count as used (exchanging one then fails, and
+// revokes nothing that is still live), and every live token is revoked, as
+// RevokeTokenFamily does for one family. It returns how many tokens it
+// revoked. Codes go first: a code redeemed concurrently either loses (its
+// update finds it used) or committed its tokens before, and they are
+// revoked here.
+func (db *DB) EndUserGrants(ctx context.Context, userID int64, at time.Time) (int64, error) {
+	_, err := db.NewUpdate().Model((*oauthCodeRow)(nil)).
+		Set("used_at = ?", storedTime(at)).
+		Where("user_id = ?", userID).
+		Where("used_at IS NULL").
+		Exec(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return db.revokeTokens(ctx, at, "user_id = ?", userID)
+}
+
+// UserGrants lists the user's live grants (those with a live refresh
+// token at now), the most recently used first.
+func (db *DB) UserGrants(ctx context.Context, userID int64, now time.Time) ([]studyloop.OAuthGrant, error) {
+	var rows []struct {
+		FamilyID     string    `bun:"family_id"`
+		ClientID     string    `bun:"client_id"`
+		Name         string    `bun:"name"`
+		RedirectURIs string    `bun:"redirect_uris"`
+		FirstUsed    time.Time `bun:"first_used"`
+		LastUsed     time.Time `bun:"last_used"`
+	}
+	live := db.NewSelect().Model((*oauthTokenRow)(nil)).Column("family_id").
+		Where("user_id = ?", userID).
+		Where("kind = ?", string(studyloop.RefreshToken)).
+		Where("rotated_at IS NULL").
+		Where("revoked_at IS NULL").
+		Where("expires_at > ?", storedTime(now))
+	err := db.NewSelect().TableExpr("oauth_tokens AS t").
+		Join("JOIN oauth_clients AS c ON c.id = t.client_id").
+		ColumnExpr("t.family_id, t.client_id, c.name, c.redirect_uris").
+		ColumnExpr("MIN(t.created_at) AS first_used, MAX(t.created_at) AS last_used").
+		Where("t.user_id = ?", userID).
+		Where("t.family_id IN (?)", live).
+		GroupExpr("t.family_id, t.client_id, c.name, c.redirect_uris").
+		OrderExpr("last_used DESC, t.family_id").
+		Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	grants := make([]studyloop.OAuthGrant, 0, len(rows))
+	for _, r := range rows {
+		g := studyloop.OAuthGrant{
+			ID:        r.FamilyID,
+			Client:    studyloop.OAuthClient{ID: r.ClientID, Name: r.Name},
+			FirstUsed: r.FirstUsed.UTC(),
+			LastUsed:  r.LastUsed.UTC(),
+		}
+		if err := json.Unmarshal([]byte(r.RedirectURIs), &g.Client.RedirectURIs); err != nil {
+			return nil, err
+		}
+		grants = append(grants, g)
+	}
+	return grants, nil
+}
+
+// EndUserGrant ends the user's grant id (revokes every token of the
+// family), or returns an ENOTFOUND error when the user has no live tokens
+// under that id, whosever the id is.
+func (db *DB) EndUserGrant(ctx context.Context, userID int64, id string, at time.Time) error {
+	n, err := db.revokeTokens(ctx, at, "family_id = ? AND user_id = ?", id, userID)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return studyloop.Errorf(studyloop.ENOTFOUND, "No such connected assistant.")
+	}
+	return nil
+}
+
+// revokeTokens revokes every live token matching where, with RevokeTokenFamily's
+// repeated passes.
+func (db *DB) revokeTokens(ctx context.Context, at time.Time, where string, args ...any) (int64, error) {
 	var total int64
 	for {
 		res, err := db.NewUpdate().Model((*oauthTokenRow)(nil)).
 			Set("revoked_at = ?", storedTime(at)).
-			Where("family_id = ?", familyID).
+			Where(where, args...).
 			Where("revoked_at IS NULL").
 			Exec(ctx)
 		if err != nil {

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -308,3 +309,144 @@ func TestPruneOAuth(t *testing.T) {
 }
 
 func errOf[T any](_ T, err error) error { return err }
+
+// TestEndUserGrants ends every grant of one user: tokens of all their
+// families are revoked and a code not yet exchanged can no longer be;
+// another user's grant stands.
+func TestEndUserGrants(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		u, c := oauthFixture(t, db)
+		other := &studyloop.User{Email: "ada@example.com", PasswordHash: "h"}
+		if err := db.CreateUser(ctx, other); err != nil {
+			t.Fatal(err)
+		}
+		redeem := func(u *studyloop.User, name string) {
+			t.Helper()
+			code := newCode(u, c, name, time.Minute)
+			if err := db.CreateAuthorizationCode(ctx, code); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.RedeemAuthorizationCode(ctx, code.Hash, time.Now(), newToken(code, name+"-at", studyloop.AccessToken), newToken(code, name+"-rt", studyloop.RefreshToken)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		redeem(u, "first")
+		redeem(u, "second")
+		redeem(other, "others")
+		pending := newCode(u, c, "pending", time.Minute)
+		if err := db.CreateAuthorizationCode(ctx, pending); err != nil {
+			t.Fatal(err)
+		}
+
+		n, err := db.EndUserGrants(ctx, u.ID, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 4 {
+			t.Fatalf("revoked %d tokens, want 4", n)
+		}
+		for hash, wantRevoked := range map[string]bool{"first-at": true, "first-rt": true, "second-at": true, "second-rt": true, "others-at": false, "others-rt": false} {
+			tok, err := db.OAuthToken(ctx, hash)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if revoked := !tok.RevokedAt.IsZero(); revoked != wantRevoked {
+				t.Errorf("token %s revoked = %v, want %v", hash, revoked, wantRevoked)
+			}
+		}
+		if err := db.RedeemAuthorizationCode(ctx, pending.Hash, time.Now(), newToken(pending, "late-at", studyloop.AccessToken)); !errors.Is(err, store.ErrAlreadyUsed) {
+			t.Fatalf("exchanging a code after the grants ended: %v, want ErrAlreadyUsed", err)
+		}
+		if n, err := db.EndUserGrants(ctx, u.ID, time.Now()); err != nil || n != 0 {
+			t.Fatalf("ending them again: %d, %v; want 0", n, err)
+		}
+	})
+}
+
+// TestUserGrants lists a user's live grants with their first and last use,
+// and ends one by id; another user's grant can be neither seen nor ended.
+func TestUserGrants(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		u, c := oauthFixture(t, db)
+		other := &studyloop.User{Email: "ada@example.com", PasswordHash: "h"}
+		if err := db.CreateUser(ctx, other); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now().Truncate(time.Second)
+		// grant stores a family for u whose tokens were issued at the
+		// given offsets from start (a rotation for each after the first)
+		// and whose last refresh token expires after ttl.
+		grant := func(u *studyloop.User, name string, ttl time.Duration, issued ...time.Duration) {
+			t.Helper()
+			code := newCode(u, c, name, time.Minute)
+			if err := db.CreateAuthorizationCode(ctx, code); err != nil {
+				t.Fatal(err)
+			}
+			tokens := func(i int) (*studyloop.OAuthToken, *studyloop.OAuthToken) {
+				a, r := newToken(code, fmt.Sprint(name, "-at", i), studyloop.AccessToken), newToken(code, fmt.Sprint(name, "-rt", i), studyloop.RefreshToken)
+				a.CreatedAt, r.CreatedAt = start.Add(issued[i]), start.Add(issued[i])
+				r.ExpiresAt = start.Add(ttl)
+				return a, r
+			}
+			a, r := tokens(0)
+			if err := db.RedeemAuthorizationCode(ctx, code.Hash, a.CreatedAt, a, r); err != nil {
+				t.Fatal(err)
+			}
+			for i := 1; i < len(issued); i++ {
+				a, next := tokens(i)
+				if err := db.RotateRefreshToken(ctx, r.Hash, a.CreatedAt, a, next); err != nil {
+					t.Fatal(err)
+				}
+				r = next
+			}
+		}
+		grant(u, "older", time.Hour, -3*time.Hour, -2*time.Hour, -time.Hour)
+		grant(u, "newer", time.Hour, -30*time.Minute)
+		grant(u, "expired", -time.Minute, -2*time.Hour)
+		grant(u, "revoked", time.Hour, -10*time.Minute)
+		grant(other, "others", time.Hour, -time.Minute)
+		if _, err := db.RevokeTokenFamily(ctx, "fam-revoked", start); err != nil {
+			t.Fatal(err)
+		}
+
+		list := func(u *studyloop.User) []string {
+			t.Helper()
+			grants, err := db.UserGrants(ctx, u.ID, start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, g := range grants {
+				got = append(got, fmt.Sprintf("%s %s %v %v %d", g.ID, g.Client.Name, start.Sub(g.FirstUsed), start.Sub(g.LastUsed), len(g.Client.RedirectURIs)))
+			}
+			return got
+		}
+		want := []string{"fam-newer Agent 30m0s 30m0s 2", "fam-older Agent 3h0m0s 1h0m0s 2"}
+		if got := list(u); !slices.Equal(got, want) {
+			t.Fatalf("grants %q, want %q", got, want)
+		}
+
+		if err := db.EndUserGrant(ctx, u.ID, "fam-others", start); studyloop.ErrorCode(err) != studyloop.ENOTFOUND {
+			t.Fatalf("ending another user's grant: %v, want ENOTFOUND", err)
+		}
+		if got := list(other); len(got) != 1 {
+			t.Fatalf("the other user's grants after a stranger's attempt: %q", got)
+		}
+		for _, id := range []string{"fam-unknown", "fam-revoked"} {
+			if err := db.EndUserGrant(ctx, u.ID, id, start); studyloop.ErrorCode(err) != studyloop.ENOTFOUND {
+				t.Fatalf("ending %s: %v, want ENOTFOUND", id, err)
+			}
+		}
+		if err := db.EndUserGrant(ctx, u.ID, "fam-older", start); err != nil {
+			t.Fatal(err)
+		}
+		if tok, _ := db.OAuthToken(ctx, "older-at2"); tok.RevokedAt.IsZero() {
+			t.Fatal("the ended grant's access token is live")
+		}
+		if got, want := list(u), want[:1]; !slices.Equal(got, want) {
+			t.Fatalf("grants after ending one %q, want %q", got, want)
+		}
+	})
+}

@@ -57,3 +57,12 @@ type OAuthToken struct {
 	RotatedAt time.Time // refresh tokens: when exchanged for a successor
 	RevokedAt time.Time
 }
+
+// OAuthGrant is a student's live connection of one client: the token
+// family issued from one approval, while its refresh token is live.
+type OAuthGrant struct {
+	ID        string // the token family
+	Client    OAuthClient
+	FirstUsed time.Time // when the code was exchanged for the first tokens
+	LastUsed  time.Time // when the client last received tokens (a refresh)
+}

@@ -170,10 +170,12 @@ func TestDefaultAudienceAsBaseURLIsWritten(t *testing.T) {
 func TestMetadataDocuments(t *testing.T) {
 	s := startAuthServer(t, storetest.Open(t, "sqlite"), nil)
 	as := map[string]any{
-		"issuer":                                         s.base,
-		"authorization_endpoint":                         s.base + "/oauth/authorize",
-		"token_endpoint":                                 s.base + "/oauth/token",
-		"registration_endpoint":                          s.base + "/oauth/register",
+		"issuer":                 s.base,
+		"authorization_endpoint": s.base + "/oauth/authorize",
+		"token_endpoint":         s.base + "/oauth/token",
+		"registration_endpoint":  s.base + "/oauth/register",
+		"revocation_endpoint":    s.base + "/oauth/revoke",
+		"revocation_endpoint_auth_methods_supported":     []any{"none"},
 		"response_types_supported":                       []any{"code"},
 		"grant_types_supported":                          []any{"authorization_code", "refresh_token"},
 		"code_challenge_methods_supported":               []any{"S256"},

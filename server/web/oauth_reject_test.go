@@ -46,6 +46,8 @@ func TestRegisterRejects(t *testing.T) {
 			{"redirect_uris not an array", jsonType, `{"redirect_uris":"https://a.example/cb"}`, 400, "invalid_client_metadata"},
 			{"secret-based auth method", jsonType, `{"redirect_uris":["https://a.example/cb"],"token_endpoint_auth_method":"client_secret_basic"}`, 400, "invalid_client_metadata"},
 			{"unsupported grant type", jsonType, `{"redirect_uris":["https://a.example/cb"],"grant_types":["client_credentials"]}`, 400, "invalid_client_metadata"},
+			{"unknown application type", jsonType, `{"redirect_uris":["https://a.example/cb"],"application_type":"service"}`, 400, "invalid_client_metadata"},
+			{"application type not a string", jsonType, `{"redirect_uris":["https://a.example/cb"],"application_type":1}`, 400, "invalid_client_metadata"},
 			{"unsupported response type", jsonType, `{"redirect_uris":["https://a.example/cb"],"response_types":["token"]}`, 400, "invalid_client_metadata"},
 			{"control characters in name", jsonType, `{"redirect_uris":["https://a.example/cb"],"client_name":"a\u202eb"}`, 400, "invalid_client_metadata"},
 			{"not JSON", jsonType, `redirect_uris=https://a.example/cb`, 400, "invalid_client_metadata"},
@@ -78,6 +80,44 @@ func TestRegisterRateLimit(t *testing.T) {
 	}
 	if secs, err := strconv.Atoi(h.Get("Retry-After")); err != nil || secs < 1 || secs > 900 {
 		t.Fatalf("Retry-After %q, want about 900 seconds", h.Get("Retry-After"))
+	}
+}
+
+// TestRegisterDefaultRateLimit: with REGISTER_RATE_LIMIT unset, one address
+// (a hosted agent registering for many users) gets 60 registrations at once
+// and the 61st waits about 3 seconds, the default 1200 an hour.
+func TestRegisterDefaultRateLimit(t *testing.T) {
+	s := startAuthServer(t, storetest.Open(t, "sqlite"), map[string]string{"REGISTER_RATE_LIMIT": ""})
+	for i := range 60 {
+		if status, body, _ := s.postJSON(t, "/oauth/register", "application/json", `{"redirect_uris":["https://a.example/cb"]}`); status != http.StatusCreated {
+			t.Fatalf("registration %d: status %d %v, want 201", i+1, status, body)
+		}
+	}
+	status, body, h := s.postJSON(t, "/oauth/register", "application/json", `{"redirect_uris":["https://a.example/cb"]}`)
+	if status != http.StatusTooManyRequests || errorCode(body) != "too_many_requests" {
+		t.Fatalf("registration 61: status %d error %q, want 429 too_many_requests", status, errorCode(body))
+	}
+	if secs, err := strconv.Atoi(h.Get("Retry-After")); err != nil || secs < 1 || secs > 3 {
+		t.Fatalf("Retry-After %q, want at most 3 seconds", h.Get("Retry-After"))
+	}
+}
+
+// TestRegisterApplicationType: application_type web or native is accepted
+// and answered back, web when absent.
+func TestRegisterApplicationType(t *testing.T) {
+	s := startAuthServer(t, storetest.Open(t, "sqlite"), nil)
+	tests := []struct{ name, field, redirect, want string }{
+		{"absent", ``, "https://a.example/cb", "web"},
+		{"web", `,"application_type":"web"`, "https://a.example/cb", "web"},
+		{"native with a loopback redirect", `,"application_type":"native"`, "http://127.0.0.1/cb", "native"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body, _ := s.postJSON(t, "/oauth/register", "application/json", `{"redirect_uris":["`+tt.redirect+`"]`+tt.field+`}`)
+			if status != http.StatusCreated || body["application_type"] != tt.want {
+				t.Fatalf("status %d application_type %v, want 201 %q", status, body["application_type"], tt.want)
+			}
+		})
 	}
 }
 

@@ -35,13 +35,15 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	mux.Handle("POST /oauth/authorize", formBody(smallFormBody, session.Sensitive(sessions.Load(authServer.HandleDecision()))))
 	// POST-only endpoints answer a GET with 405 rather than the GET /
 	// fallback's 404.
-	for _, path := range []string{"/oauth/register", "/oauth/token", "/app/studies", "/app/studies/pdf", "/app/studies/photos"} {
+	for _, path := range []string{"/oauth/register", "/oauth/token", "/oauth/revoke", "/app/studies", "/app/studies/pdf", "/app/studies/photos"} {
 		mux.Handle("GET "+path, handleMethodNotAllowed("POST"))
 	}
 	mux.Handle("POST /oauth/register", oauth.CORS(authServer.HandleRegister()))
 	mux.Handle("OPTIONS /oauth/register", oauth.Preflight())
 	mux.Handle("POST /oauth/token", oauth.CORS(authServer.HandleToken()))
 	mux.Handle("OPTIONS /oauth/token", oauth.Preflight())
+	mux.Handle("POST /oauth/revoke", oauth.CORS(authServer.HandleRevoke()))
+	mux.Handle("OPTIONS /oauth/revoke", oauth.Preflight())
 	mux.Handle("GET /.well-known/oauth-authorization-server", oauth.CORS(authServer.HandleAuthorizationServerMetadata()))
 	mux.Handle("OPTIONS /.well-known/oauth-authorization-server", oauth.Preflight())
 	mux.Handle("GET /.well-known/oauth-authorization-server/mcp", oauth.CORS(authServer.HandleAuthorizationServerMetadata()))
@@ -61,6 +63,8 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	mux.Handle("GET /app/studies/{id}", session.Sensitive(sessions.RequireUser(app.Study())))
 	mux.Handle("GET /app/studies/{id}/practice", session.Sensitive(sessions.RequireUser(app.Practice())))
 	mux.Handle("POST /app/studies/{id}/practice", formBody(smallFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.Answer())))))
+	mux.Handle("GET /app/assistants", session.Sensitive(sessions.RequireUser(app.Assistants())))
+	mux.Handle("POST /app/assistants/{id}/revoke", formBody(smallFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.RevokeAssistant())))))
 	// The MCP server: stateless Streamable HTTP at /mcp. The guard refuses a
 	// foreign Host or Origin (DNS rebinding, 403) and answers CORS
 	// preflights before any token check; POST needs a bearer access token.

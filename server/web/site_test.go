@@ -380,7 +380,7 @@ func TestBuiltFilesUseTheBaseURL(t *testing.T) {
 // 405 with Allow: POST. signedIn are pages that send a stranger to sign in.
 // Every other URL must answer GET with 200.
 var (
-	postOnly = map[string]bool{"/oauth/register": true, "/oauth/token": true}
+	postOnly = map[string]bool{"/oauth/register": true, "/oauth/token": true, "/oauth/revoke": true}
 	signedIn = map[string]bool{"/app": true}
 )
 

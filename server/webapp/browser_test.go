@@ -20,6 +20,7 @@ import (
 	"github.com/studyloop/studyloop/server/config"
 	"github.com/studyloop/studyloop/server/engine"
 	"github.com/studyloop/studyloop/server/extract"
+	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/store/storetest"
 	"github.com/studyloop/studyloop/server/web"
 	"github.com/studyloop/studyloop/server/worker"
@@ -55,6 +56,14 @@ Red light has the longest wavelength of the visible colours, and violet light ha
 // returns its base URL. x reads uploads; nil means the default extractor.
 func startApp(t *testing.T, x *extract.Extractor) string {
 	t.Helper()
+	base, _ := startAppOn(t, x)
+	return base
+}
+
+// startAppOn is startApp that also returns the database, for tests that
+// store what no page can make (an OAuth grant).
+func startAppOn(t *testing.T, x *extract.Extractor) (string, *store.DB) {
+	t.Helper()
 	db := storetest.Open(t, "sqlite")
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -87,7 +96,7 @@ func startApp(t *testing.T, x *extract.Extractor) string {
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: handler}}
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return base
+	return base, db
 }
 
 // tab is a headless Chromium tab whose steps fail the test on any error.

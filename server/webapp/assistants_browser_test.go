@@ -1,0 +1,68 @@
+package webapp_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// TestBrowserRevokeAssistant: in Chromium, a student with a connected
+// assistant sees it on /app/assistants with its host, presses Revoke and is
+// left with none; the grant's tokens are revoked.
+func TestBrowserRevokeAssistant(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	browser := newTab(t, time.Minute)
+	base, db := startAppOn(t, nil)
+	ctx := context.Background()
+
+	browser.do("open sign-up", chromedp.Navigate(base+"/signup"), chromedp.WaitVisible(chromedp.ID("email")))
+	browser.loads("sign up",
+		chromedp.SendKeys(chromedp.ID("email"), "student@example.com"),
+		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery staple"),
+		chromedp.Submit(chromedp.ID("email")),
+	)
+	user, err := db.UserByEmail(ctx, "student@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The grant an approval in the OAuth flow stores (that flow is tested
+	// in server/web).
+	now := time.Now()
+	client := &studyloop.OAuthClient{ID: "slc_browser", Name: "Claude", RedirectURIs: []string{"https://claude.ai/api/mcp/auth_callback"}, CreatedAt: now}
+	code := &studyloop.AuthorizationCode{
+		Hash: "code", ClientID: client.ID, UserID: user.ID, RedirectURI: client.RedirectURIs[0], CodeChallenge: "ch",
+		Audience: base + "/mcp", FamilyID: "fam", CreatedAt: now, ExpiresAt: now.Add(time.Minute),
+	}
+	token := func(hash string, kind studyloop.TokenKind) *studyloop.OAuthToken {
+		return &studyloop.OAuthToken{Hash: hash, Kind: kind, FamilyID: "fam", ClientID: client.ID, UserID: user.ID, Audience: code.Audience, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	}
+	if err := db.CreateOAuthClient(ctx, client); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateAuthorizationCode(ctx, code); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RedeemAuthorizationCode(ctx, code.Hash, now, token("at", studyloop.AccessToken), token("rt", studyloop.RefreshToken)); err != nil {
+		t.Fatal(err)
+	}
+
+	browser.do("open the assistants page", chromedp.Navigate(base+"/app/assistants"), chromedp.WaitVisible(chromedp.ID("assistants")))
+	if h, name, host := browser.text("h1"), browser.text("#assistants .assistant-name"), browser.text("#assistants .assistant-host"); h != "Connected assistants" || name != "Claude" || host != "claude.ai" {
+		t.Fatalf("page %q lists %q at %q, want Connected assistants, Claude, claude.ai", h, name, host)
+	}
+	browser.loads("revoke", chromedp.Click(chromedp.CSS(`#assistants button[aria-label="Revoke Claude"]`)))
+	if got := browser.text("#no-assistants"); got != "No assistant is connected." {
+		t.Fatalf("after revoking the page says %q", got)
+	}
+	for _, hash := range []string{"at", "rt"} {
+		if tok, err := db.OAuthToken(ctx, hash); err != nil || tok.RevokedAt.IsZero() {
+			t.Fatalf("token %s after revoking: %+v %v", hash, tok, err)
+		}
+	}
+}
