@@ -29,6 +29,7 @@ var dynamicRoutes = []string{
 	"/mcp",
 	"/api/health",
 	"/app",
+	"/app/assistants",
 	"/signin",
 	"/.well-known/oauth-authorization-server",
 	"/.well-known/oauth-authorization-server/mcp",
