@@ -3,7 +3,7 @@
 HUGO := go tool -modfile=build/hugo.mod hugo
 SITE_SOURCES := $(shell find site -type f ! -name .hugo_build.lock)
 
-.PHONY: site templ build run test bench check-format check-generated
+.PHONY: site templ build run test bench quality check-format check-generated
 
 # site renders site/ with Hugo into build/site, which package build embeds.
 # It reruns only when a file under site/ (or the Hugo pin) changed.
@@ -48,3 +48,9 @@ check-generated:
 # bench runs every benchmark once, PostgreSQL included.
 bench: site
 	.ci/with-postgres go test -run '^$$' -bench . -benchmem ./...
+
+# quality runs the question generator over the shared corpus (read in
+# place, never copied) and our own samples, and prints the mechanical
+# figures per text: counts, types, repeats and precision-check failures.
+quality:
+	go run ./server/cmd/quality ../shared/corpus server/engine/testdata

@@ -114,6 +114,9 @@ func (g *Offline) Generate(ctx context.Context, title, text string) (studyloop.E
 	if err != nil {
 		return studyloop.Extraction{}, err
 	}
+	if core := skipAsides(sections); hasContent(core) {
+		sections = core
+	}
 	an := newAnalyzer(g.seg, g.tagger)
 	for _, s := range sections {
 		if err := an.analyze(ctx, s.blocks); err != nil {
@@ -286,4 +289,14 @@ func prune(topics []studyloop.Topic, questions []studyloop.Question) studyloop.E
 		out.Questions = append(out.Questions, q)
 	}
 	return out
+}
+
+// hasContent reports whether sections hold any prose or fact.
+func hasContent(sections []*section) bool {
+	for _, s := range sections {
+		if len(s.blocks) > 0 || len(s.facts) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -176,6 +177,13 @@ func termLine(p plain, termEnd int, kind factKind, group int) (fact, bool) {
 	term = strings.TrimRight(term, ":")
 	rest := p.text[termEnd:]
 	trimmed := strings.TrimLeft(rest, " \t")
+	// A gloss between term and separator ("**ribosome** (Spanish:
+	// *ribosoma*): ...") belongs to neither.
+	if strings.HasPrefix(trimmed, "(") {
+		if end := strings.Index(trimmed, ")"); end > 0 && end < 120 {
+			trimmed = strings.TrimLeft(trimmed[end+1:], " \t")
+		}
+	}
 	sep := false
 	for _, s := range []string{":", "—", "–", "-"} {
 		if strings.HasPrefix(trimmed, s) {
@@ -186,11 +194,33 @@ func termLine(p plain, termEnd int, kind factKind, group int) (fact, bool) {
 	if !sep && !strings.HasSuffix(strings.TrimSpace(p.text[:termEnd]), ":") {
 		return fact{}, false
 	}
-	def := strings.TrimSpace(trimmed)
+	def := firstSentence(strings.TrimSpace(trimmed))
 	if term == "" || def == "" || len(strings.Fields(term)) > 6 || len(strings.Fields(def)) < 2 {
 		return fact{}, false
 	}
 	return fact{kind: kind, term: term, def: def, span: p.span(), group: group}, true
+}
+
+// firstSentence cuts a definition to its first sentence: the rest
+// (examples, cross-references) is more than an answer should hold.
+func firstSentence(def string) string {
+	for i := 0; i+2 < len(def); i++ {
+		if def[i] == '.' && def[i+1] == ' ' && i > 20 {
+			if r := def[i+2]; r >= 'A' && r <= 'Z' && !abbreviations[strings.ToLower(lastWord(def[:i]))] {
+				return def[:i+1]
+			}
+		}
+	}
+	return def
+}
+
+// lastWord is the last whitespace-separated word of s.
+func lastWord(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
 }
 
 func (w *walker) table(t *extast.Table) {
@@ -413,4 +443,31 @@ func capitalize(s string) string {
 		return s
 	}
 	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// asideHeading matches the headings of sections that are not core content:
+// summaries and reviews (they repeat what was asked already), objectives,
+// exercises and worked examples (they depend on their numbers and
+// figures), boxed features, reading lists.
+var asideHeading = regexp.MustCompile(`(?i)^\s*(\d+(\.\d+)*\.?\s+)?(key (concepts|terms|points|takeaways|ideas)( and summary)?|(chapter |section )?(summary|review)|summary of .*|review questions|learning (objectives|outcomes)|objectives|exercises?|problems|practice( problems| questions)?|homework( problems)?|check your (understanding|learning)|critical thinking( questions)?|discussion questions|self[- ]check|quiz|answers?( to .*)?|solutions?|further reading|references|bibliography|sources|notes|footnotes|acknowledg(e)?ments|link to learning|(everyday|career|clinical|real[- ]world) connections?|(worked )?examples?( \d+(\.\d+)*)?(\s*[:.].*)?|try it( yourself)?|your turn|instructions|ingredients)\s*[.:]?\s*$`)
+
+// skipAsides drops the sections whose headings name asides, with every
+// section nested under them.
+func skipAsides(sections []*section) []*section {
+	out := sections[:0:0]
+	skipBelow := 0 // while > 0, sections deeper than this level are skipped
+	for _, s := range sections {
+		if s.heading != nil && skipBelow > 0 && s.level <= skipBelow {
+			skipBelow = 0
+		}
+		if skipBelow > 0 {
+			continue
+		}
+		if s.heading != nil && asideHeading.MatchString(cleanTitle(s.heading.text)) {
+			skipBelow = s.level
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }

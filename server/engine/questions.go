@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jdkato/prose/v3/token"
+	"github.com/studyloop/studyloop/server/lexicon"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -28,6 +29,10 @@ const (
 	// should yield a question.
 	minFallbackTokens  = 4
 	minFallbackContext = 3
+	// Balance over a study: no answer asked more than maxAnswerRepeats
+	// times, no wrong choice offered more than maxDistractorUses times.
+	maxAnswerRepeats  = 2
+	maxDistractorUses = 3
 )
 
 // unit is the content of one topic: its prose blocks and facts.
@@ -48,14 +53,20 @@ func (u *unit) sentences() []*sentence {
 }
 
 // wanted is how many questions u deserves: about one per 150 words of
-// prose plus one per fact, at least two.
+// prose (at least two, at most limit) plus one per fact and per term the
+// author marked in bold.
 func (u *unit) wanted(limit int) int {
-	n := 0
+	n, bold := 0, 0
 	for _, b := range u.blocks {
 		n += b.words
+		bold += len(b.p.bold)
 	}
-	return min(2+n/150+len(u.facts), limit)
+	return min(2+n/150, limit) + min(len(u.facts)+bold, maxMarkedPerTopic)
 }
+
+// maxMarkedPerTopic caps the questions a topic gets for its facts and bold
+// terms, beyond its share of prose.
+const maxMarkedPerTopic = 60
 
 // asker makes the questions of a study, topic by topic, keeping every one
 // that passes CheckQuestion and is not a near-duplicate of an earlier one.
@@ -68,7 +79,13 @@ type asker struct {
 	used   map[studyloop.Span]bool
 	stem   stemmer
 	tagged map[string][]token.Token // the tagged tokens of cloze sentences, by text
-	out    []studyloop.Question
+	lex    *lexicon.Lexicon
+	recur  map[string]int  // phrase key to its occurrences in the whole study
+	marked map[string]bool // stem keys of bold and defined terms
+	// asked counts the questions per answer and offered the wrong choices
+	// per choice, both by answerKey.
+	asked, offered map[string]int
+	out            []studyloop.Question
 }
 
 // tags is the sentenceTagger of checkQuestion: the tokens the analyzer
@@ -91,7 +108,26 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 		}
 		return ""
 	}
-	a := &asker{text: text, opts: opts, stem: stem, seen: newDedup(stem), pool: map[string][]phrase{}, groups: map[int][]string{}, used: map[studyloop.Span]bool{}, tagged: map[string][]token.Token{}}
+	a := &asker{
+		text: text, opts: opts, stem: stem, seen: newDedup(stem), pool: map[string][]phrase{}, groups: map[int][]string{},
+		used: map[studyloop.Span]bool{}, tagged: map[string][]token.Token{}, lex: lexicon.Default(),
+		recur: map[string]int{}, marked: map[string]bool{}, asked: map[string]int{}, offered: map[string]int{},
+	}
+	for _, u := range units {
+		for key, list := range u.occ {
+			a.recur[key] += len(list)
+		}
+		for _, b := range u.blocks {
+			for _, sp := range b.p.bold {
+				a.marked[stemKey(b.p.text[sp.Start:sp.End], stem)] = true
+			}
+		}
+		for _, f := range u.facts {
+			if f.kind != factCell {
+				a.marked[stemKey(f.term, stem)] = true
+			}
+		}
+	}
 	var all []phrase
 	for _, u := range units {
 		all = append(all, u.phrases[:min(len(u.phrases), phrasesPerClass)]...)
@@ -99,7 +135,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 	sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })
 	keys := map[string]bool{}
 	for _, p := range all {
-		if len(a.pool[p.class]) < phrasesPerClass && !keys[p.key] && plainWord(p.text) {
+		if len(a.pool[p.class]) < phrasesPerClass && !keys[p.key] && plainWord(p.text) && a.isTerm(p) {
 			keys[p.key] = true
 			a.pool[p.class] = append(a.pool[p.class], p)
 		}
@@ -143,39 +179,78 @@ func (a *asker) ask(ctx context.Context, u *unit) error {
 }
 
 // take adds up to want questions from lists, taking from each in turn,
-// and returns how many it added.
+// and returns how many it added. Questions whose answer was asked before
+// wait for a second round, so that every term is asked once before any is
+// asked twice.
 func (a *asker) take(ctx context.Context, u *unit, want int, lists [][]studyloop.Question) int {
 	got := 0
-	for got < want {
-		progress := false
-		for i := range lists {
-			if ctx.Err() != nil {
-				return got
+	later := make([][]studyloop.Question, len(lists))
+	for round := 1; round <= maxAnswerRepeats && got < want; round++ {
+		if round > 1 {
+			lists, later = later, nil
+		}
+		for got < want {
+			progress := false
+			for i := range lists {
+				if ctx.Err() != nil {
+					return got
+				}
+				for len(lists[i]) > 0 && got < want {
+					q := lists[i][0]
+					lists[i] = lists[i][1:]
+					q.Topic = u.topic
+					if n := a.asked[answerKey(q.Answer)]; n >= round {
+						if later != nil && n < maxAnswerRepeats {
+							later[i] = append(later[i], q)
+						}
+						continue
+					}
+					if a.accept(q) {
+						got++
+						progress = true
+						break
+					}
+				}
 			}
-			for len(lists[i]) > 0 && got < want {
-				q := lists[i][0]
-				lists[i] = lists[i][1:]
-				q.Topic = u.topic
-				// One question per sentence or fact: asking the same thing
-				// twice, even in two forms, is a near-duplicate.
-				if a.used[q.Source] || a.check(q) != nil {
-					continue
-				}
-				if _, dup := a.seen.add(q.Prompt, q.Answer); dup {
-					continue
-				}
-				a.used[q.Source] = true
-				a.out = append(a.out, q)
-				got++
-				progress = true
+			if !progress {
 				break
 			}
 		}
-		if !progress {
-			break
-		}
 	}
 	return got
+}
+
+// accept adds q to the study unless it fails a check, repeats a question
+// or its source, or offers a wrong choice offered too often already.
+func (a *asker) accept(q studyloop.Question) bool {
+	// One question per sentence or fact: asking the same thing twice, even
+	// in two forms, is a near-duplicate.
+	if a.used[q.Source] || a.check(q) != nil {
+		return false
+	}
+	for _, c := range q.Choices {
+		if c != q.Answer && a.offered[answerKey(c)] >= maxDistractorUses {
+			return false
+		}
+	}
+	if _, dup := a.seen.add(q.Prompt, q.Answer); dup {
+		return false
+	}
+	a.used[q.Source] = true
+	a.asked[answerKey(q.Answer)]++
+	for _, c := range q.Choices {
+		if c != q.Answer {
+			a.offered[answerKey(c)]++
+		}
+	}
+	a.out = append(a.out, q)
+	return true
+}
+
+// isTerm reports whether keyphrase p is worth blanking: the author marked
+// it, or it is not a generic phrase of general English.
+func (a *asker) isTerm(p phrase) bool {
+	return a.marked[p.stemKey] || !genericPhrase(a.lex, p.text, a.recur[p.key])
 }
 
 func (a *asker) shortAnswers(u *unit, n int) []studyloop.Question {
@@ -318,6 +393,9 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 	blanks := map[*sentence][]blank{}
 	score := map[*sentence]float64{}
 	for _, p := range u.phrases[:min(len(u.phrases), phrasesPerTopic)] {
+		if !a.isTerm(p) {
+			continue
+		}
 		for _, o := range u.occ[p.key] {
 			s := o.sent
 			if !clozeSentence(s, minWords) {
@@ -341,7 +419,7 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 			if b.Start >= s.start+len(s.text) {
 				break
 			}
-			if b.End <= s.start+len(s.text) && len(strings.Fields(s.block.p.text[b.Start:b.End])) <= 5 {
+			if b.End <= s.start+len(s.text) && len(strings.Fields(s.block.p.text[b.Start:b.End])) <= 5 && nounPhraseAt(s, b.Start-s.start, b.End-s.start) {
 				bold = append(bold, blank{from: b.Start - s.start, to: b.End - s.start})
 				score[s] += 10
 			}
@@ -438,7 +516,10 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 	scanned := 0
 	try := func(p phrase) {
 		scanned++
-		if len(picked) == 3 || p.class != b.class || p.key == b.key || !plainWord(p.text) {
+		if len(picked) == 3 || p.class != b.class || p.key == b.key || !plainWord(p.text) || !a.isTerm(p) {
+			return
+		}
+		if a.offered[answerKey(p.text)] >= maxDistractorUses || !sameKind(a.lex, q.Answer, p.text, a.stem) || tooClose(a.lex, q.Answer, p.text) {
 			return
 		}
 		// Of a like length, so the answer does not stand out.
@@ -505,6 +586,9 @@ func (a *asker) multipleChoice(u *unit, src clozeSource, n int) []studyloop.Ques
 				break
 			}
 			v = trimEnd(v)
+			if a.offered[answerKey(v)] >= maxDistractorUses || tooClose(a.lex, answer, v) {
+				continue
+			}
 			k := stemKey(v, a.stem)
 			for _, have := range keys {
 				if keysOverlap(k, have) {
@@ -557,4 +641,25 @@ func lowerFirst(s string) string {
 func startsLower(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
 	return unicode.IsLower(r)
+}
+
+// nounPhraseAt reports whether bytes [from, to) of s's text cover whole
+// tokens ending in a noun, with no finite verb among them: a bold span
+// that can be blanked as a term ("**stop codon**"), not an emphasised
+// clause ("**includes emissions from every level**").
+func nounPhraseAt(s *sentence, from, to int) bool {
+	last := -1
+	for i, t := range s.toks {
+		if t.Start >= from && t.End() <= to {
+			if finiteVerb(s.toks, i) {
+				return false
+			}
+			last = i
+		}
+	}
+	if last < 0 || !s.tagged {
+		return last >= 0
+	}
+	tag := s.toks[last].Tag
+	return strings.HasPrefix(tag, "NN") || tag == "CD" || tag == "VBG"
 }

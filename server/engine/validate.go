@@ -136,13 +136,18 @@ func checkQuestion(text string, q studyloop.Question, stem stemmer, tags sentenc
 	if index.leaks(answer) {
 		return fmt.Errorf("prompt gives the answer %q away", answer)
 	}
-	if q.Type != studyloop.QuestionMultipleChoice {
-		if q.Choices != nil {
-			return errors.New("choices on a question that is not multiple choice")
-		}
-		return nil
+	if q.Type != studyloop.QuestionMultipleChoice && q.Choices != nil {
+		return errors.New("choices on a question that is not multiple choice")
 	}
-	return checkChoices(index, answer, q.Choices, stem)
+	if q.Type == studyloop.QuestionMultipleChoice {
+		if err := checkChoices(index, answer, q.Choices, stem); err != nil {
+			return err
+		}
+	}
+	if problem := precisionProblem(q, tags); problem != "" {
+		return errors.New(problem)
+	}
+	return nil
 }
 
 // checkChoices checks the choices of a multiple-choice question whose

@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// Report holds the mechanical figures of one extraction: what make quality
+// prints per text, and what tests hold the generator to.
+type Report struct {
+	Words     int
+	Questions int
+	ByType    map[studyloop.QuestionType]int
+	// TopAnswer is the answer asked most often (compared case-blind) and
+	// TopAnswerCount how often.
+	TopAnswer      string
+	TopAnswerCount int
+	// TopDistractor is the wrong choice offered most often and
+	// TopDistractorCount how often.
+	TopDistractor      string
+	TopDistractorCount int
+	// Failing counts the questions failing each precision check, by the
+	// check's name (see PrecisionChecks).
+	Failing map[string]int
+	// Terms are the bold terms of the text; TermsAsked those that some
+	// question's answer (or right choice) names.
+	Terms      int
+	TermsAsked int
+}
+
+// PerThousandWords is the number of questions per 1,000 words of text.
+func (r Report) PerThousandWords() float64 {
+	if r.Words == 0 {
+		return 0
+	}
+	return float64(r.Questions) * 1000 / float64(r.Words)
+}
+
+// boldTerm finds markdown bold spans of at most six words.
+var boldTerm = regexp.MustCompile(`\*\*([^*\n]{2,80}?)\*\*|__([^_\n]{2,80}?)__`)
+
+// Measure computes the Report of ex, extracted from text.
+func Measure(text string, ex studyloop.Extraction) Report {
+	r := Report{
+		Words:     len(strings.Fields(text)),
+		Questions: len(ex.Questions),
+		ByType:    map[studyloop.QuestionType]int{},
+		Failing:   map[string]int{},
+	}
+	answers := map[string]int{}
+	distractors := map[string]int{}
+	display := map[string]string{}
+	asked := map[string]bool{}
+	for _, q := range ex.Questions {
+		r.ByType[q.Type]++
+		k := answerKey(q.Answer)
+		answers[k]++
+		display[k] = q.Answer
+		asked[stemKey(q.Answer, stemWord)] = true
+		if m := whatIs.FindStringSubmatch(q.Prompt); m != nil {
+			asked[stemKey(m[2], stemWord)] = true
+		}
+		for _, c := range q.Choices {
+			if c != q.Answer {
+				dk := answerKey(c)
+				distractors[dk]++
+				display[dk] = c
+			}
+		}
+		for _, c := range PrecisionChecks {
+			if c.Fails(text, q) {
+				r.Failing[c.Name]++
+			}
+		}
+	}
+	r.TopAnswer, r.TopAnswerCount = most(answers, display)
+	r.TopDistractor, r.TopDistractorCount = most(distractors, display)
+	terms := map[string]bool{}
+	for _, m := range boldTerm.FindAllStringSubmatch(text, -1) {
+		t := m[1] + m[2]
+		if n := len(strings.Fields(t)); n == 0 || n > 6 || utf8.RuneCountInString(t) < 3 {
+			continue
+		}
+		k := stemKey(t, stemWord)
+		if strings.TrimSpace(k) == "" || terms[k] {
+			continue
+		}
+		terms[k] = true
+		r.Terms++
+		if asked[k] {
+			r.TermsAsked++
+		}
+	}
+	return r
+}
+
+// answerKey is how answers are compared for repeats: case-blind, with
+// whitespace collapsed and a leading article dropped.
+func answerKey(s string) string {
+	f := strings.Fields(strings.ToLower(s))
+	if len(f) > 1 && (f[0] == "a" || f[0] == "an" || f[0] == "the") {
+		f = f[1:]
+	}
+	return strings.Join(f, " ")
+}
+
+// most returns the key counted most often (the least key among ties) as
+// display shows it, and its count.
+func most(counts map[string]int, display map[string]string) (string, int) {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	best, n := "", 0
+	for _, k := range keys {
+		if counts[k] > n {
+			best, n = k, counts[k]
+		}
+	}
+	return display[best], n
+}

@@ -1,0 +1,389 @@
+package engine
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// A PrecisionCheck is one way a well-formed question can still be a bad
+// one, after the rubric in the project's question notes: it makes sense
+// only beside its source, gives its answer away, or offers choices a
+// student cannot tell apart. The generator drops every question that
+// fails one; make quality counts the failures of what it emits.
+type PrecisionCheck struct {
+	Name  string
+	Fails func(text string, q studyloop.Question) bool
+}
+
+// PrecisionChecks are the checks, in the order CheckQuestion applies them.
+var PrecisionChecks = []PrecisionCheck{
+	{"needs earlier sentence", func(_ string, q studyloop.Question) bool { return needsContext(q.Prompt) }},
+	{"points at figure or chapter", func(_ string, q studyloop.Question) bool { return pointsElsewhere(q.Prompt) }},
+	{"abbreviation leak", func(_ string, q studyloop.Question) bool { return abbreviationLeak(q) }},
+	{"not a definition", func(_ string, q studyloop.Question) bool { return notDefinitional(q) }},
+	{"blank splits a phrase", func(_ string, q studyloop.Question) bool { return splitsPhrase(q, tagSentence) }},
+	{"choices alike", func(_ string, q studyloop.Question) bool { return choicesAlike(q) }},
+}
+
+// precisionProblem returns the name of the first precision check q fails,
+// or "" when it passes them all. tags is the tagger the blank check uses.
+func precisionProblem(q studyloop.Question, tags sentenceTagger) string {
+	switch {
+	case needsContext(q.Prompt):
+		return PrecisionChecks[0].Name
+	case pointsElsewhere(q.Prompt):
+		return PrecisionChecks[1].Name
+	case abbreviationLeak(q):
+		return PrecisionChecks[2].Name
+	case notDefinitional(q):
+		return PrecisionChecks[3].Name
+	case splitsPhrase(q, tags):
+		return PrecisionChecks[4].Name
+	case choicesAlike(q):
+		return PrecisionChecks[5].Name
+	}
+	return ""
+}
+
+// contextOpeners are the words that, opening a sentence, point back at an
+// earlier one: pronouns, connectives and ordinals without their noun.
+var contextOpeners = wordSet(`it its it's they them their theirs he him his she her hers we our this these that those
+	such there here however thus therefore hence also moreover furthermore nevertheless nonetheless consequently
+	instead otherwise likewise similarly accordingly besides then still yet so but and or nor
+	latter former second third fourth last another both either neither each others other`)
+
+// contextFree are the words after which an opening "this" or "that" points
+// forward, not back ("This way, ...").
+var contextFree = wordSet(`way means`)
+
+// needsContext reports whether prompt (a question or a cloze sentence)
+// depends on a sentence before it: it opens with a pronoun, a connective,
+// "this" or "these" with or without a noun, or "the second", "the latter"
+// and the like; or it speaks of "the above" or "the previous" one.
+func needsContext(prompt string) bool {
+	p := strings.TrimPrefix(prompt, describePrefix)
+	words := strings.Fields(strings.ToLower(strings.ReplaceAll(p, Blank, " x ")))
+	if len(words) == 0 {
+		return false
+	}
+	first := strings.Trim(words[0], `"'“‘(,;:`)
+	if contextOpeners[first] && !(len(words) > 1 && contextFree[strings.Trim(words[1], ",;:")]) {
+		return true
+	}
+	if first == "the" && len(words) > 1 {
+		switch strings.Trim(words[1], ",;:") {
+		case "latter", "former", "second", "third", "same", "above", "previous", "following", "other", "last", "next", "remaining", "rest", "opposite", "reverse", "converse":
+			return true
+		}
+	}
+	for _, m := range demonstrative.FindAllStringSubmatch(p, -1) {
+		if !contextFree[strings.ToLower(m[2])] {
+			return true
+		}
+	}
+	if earlyThen(words) {
+		return true
+	}
+	return elsewhere.MatchString(p) && backReference.MatchString(p)
+}
+
+// demonstrative matches "this", "these" or "those" before a word inside a
+// sentence ("uses these molecules"): the thing it names was introduced
+// earlier. "This way" and "by this means" point forward and are allowed.
+var demonstrative = regexp.MustCompile(`(?i)\b(this|these|those)\s+(\pL+)`)
+
+// earlyThen reports a "then" among the first six words that does not
+// follow a comma ("The cycle then uses ..."): it continues a sequence begun
+// in an earlier sentence. "If X, then Y" keeps its comma and is allowed.
+func earlyThen(words []string) bool {
+	for i := 1; i < len(words) && i < 6; i++ {
+		if strings.Trim(words[i], ",;:") == "then" && !strings.HasSuffix(words[i-1], ",") {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	// backReference matches phrases that refer to earlier text.
+	backReference = regexp.MustCompile(`(?i)\b(as (mentioned|noted|discussed|described|explained|stated|shown|seen) (above|before|earlier|previously)|we have (just )?(seen|noted|discussed)|the previous(ly)?|mentioned above|discussed above|described above|in the same way|as before)\b`)
+	elsewhere     = regexp.MustCompile(`(?i)\b(above|before|earlier|previous|previously|seen|same)\b`)
+	// pointer matches references to figures, tables, exercises, examples
+	// and the book's own parts, which a question cannot show.
+	pointer = regexp.MustCompile(`(?i)\b(fig(ure)?s?\.?\s*\(?\d|figures?\b|fig\.|tables? \(?\d|(the|this|following|above|below) (table|graph|diagram|chart|map|photo|photograph|image|illustration|picture|plot)s?\b|(this|the next|the previous|the following|the last|the present|our|that) (chapter|section|unit|lesson|module|lecture|book|text|episode|exercise|activity|paragraph)s?\b|in this (chapter|section|unit|lesson|module|lecture|book|episode|part)|exercises?\b|example \d|problem \d|equation \(?\d|eq\. ?\(?\d|(shown|given|listed|illustrated|see|depicted) (above|below|here)|as follows|the following\b|in the (box|sidebar|margin)|you will (learn|see|study|explore|read)|we will (learn|see|study|explore|discuss|look))`)
+)
+
+// pointsElsewhere reports whether prompt points at a figure, table,
+// exercise, example or part of the book.
+func pointsElsewhere(prompt string) bool {
+	return pointer.MatchString(strings.TrimPrefix(prompt, describePrefix))
+}
+
+// abbreviationLeak reports whether the prompt holds the answer's
+// abbreviation (answer "adenosine triphosphate", prompt with "ATP") or,
+// when the answer is an abbreviation, its expansion.
+func abbreviationLeak(q studyloop.Question) bool {
+	prompt := strings.ReplaceAll(q.Prompt, Blank, " ")
+	for _, c := range append([]string{q.Answer}, q.Choices...) {
+		if c != q.Answer && q.Type == studyloop.QuestionMultipleChoice {
+			continue
+		}
+		if isAcronym(c) {
+			if expandsIn(c, prompt) {
+				return true
+			}
+			continue
+		}
+		for _, w := range strings.FieldsFunc(prompt, func(r rune) bool { return !isLetterOrDigit(r) }) {
+			if isAcronym(w) && abbreviates(w, c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isAcronym reports whether s is one word of two to eight letters, at least
+// two of them capitals and most of them capitals ("ATP", "mRNA", "DNA").
+func isAcronym(s string) bool {
+	n, upper := 0, 0
+	for _, r := range s {
+		if !isLetterOrDigit(r) {
+			return false
+		}
+		n++
+		if unicode.IsUpper(r) {
+			upper++
+		}
+	}
+	return n >= 2 && n <= 8 && upper >= 2 && upper*2 > n
+}
+
+// abbreviates reports whether the capitals of short spell, in order, the
+// starts of words or syllables of long (Schwartz and Hearst's matching,
+// 2003, simplified): every capital of short is found in long, the first at
+// the start of long's first word, and long has at most len(short)+2 words.
+func abbreviates(short, long string) bool {
+	words := strings.FieldsFunc(strings.ToLower(long), func(r rune) bool { return !isLetterOrDigit(r) })
+	var caps []rune
+	for _, r := range short {
+		if unicode.IsUpper(r) || unicode.IsDigit(r) {
+			caps = append(caps, unicode.ToLower(r))
+		}
+	}
+	if len(words) < 2 || len(caps) < 2 || len(words) > len(caps)+2 {
+		return false
+	}
+	joined := strings.Join(words, " ")
+	if r, _ := utf8.DecodeRuneInString(joined); r != caps[0] {
+		return false
+	}
+	// Every word of long contributes its initial, or the capitals run on
+	// inside a word (adenosine TriPhosphate).
+	i := 0
+	for _, w := range words {
+		if i < len(caps) && strings.HasPrefix(w, string(caps[i])) {
+			i++
+			for i < len(caps) && strings.ContainsRune(w[1:], caps[i]) {
+				w = w[strings.IndexRune(w[1:], caps[i])+1:]
+				i++
+			}
+		} else if !isStopWord(w) {
+			return false
+		}
+	}
+	return i == len(caps)
+}
+
+// expandsIn reports whether text holds a run of words that acronym
+// abbreviates.
+func expandsIn(acronym, text string) bool {
+	words := strings.Fields(text)
+	n := 0
+	for _, r := range acronym {
+		if unicode.IsUpper(r) {
+			n++
+		}
+	}
+	for i := range words {
+		for k := 2; k <= n+2 && i+k <= len(words); k++ {
+			if abbreviates(acronym, strings.Join(words[i:i+k], " ")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var whatIs = regexp.MustCompile(`^What (is|are) (.+)\?$`)
+
+// differentia are the words with which a definition goes on from its
+// genus to what sets the term apart ("a protein that ...", "a sequence of
+// ...").
+var differentia = wordSet(`that which who whose whom where when of in on for with by from to used made
+	consisting containing composed formed found produced caused called known having between within into through`)
+
+// nonGenus open answers that name no kind of thing: "the same", "the most
+// important", "one of the reasons".
+var nonGenus = regexp.MustCompile(`(?i)^(the|a|an) (same|case|most|only|first|key|main|best|result|reason|way|one|idea|fact|point|problem|question|answer|thing|part|basis|subject|topic|focus|goal|aim|purpose|opposite|reverse|lot|little|few|bit|number|good|great|very|whole|rest|end|start|beginning)\b|^one (of|and)\b`)
+
+// notDefinitional reports whether q asks "What is X?" of an answer that
+// is not a definition: one that opens with an article must go on from a
+// noun (its genus) to what sets X apart.
+func notDefinitional(q studyloop.Question) bool {
+	if q.Type != studyloop.QuestionShortAnswer || !whatIs.MatchString(q.Prompt) {
+		return false
+	}
+	a := strings.Fields(strings.ToLower(q.Answer))
+	if len(a) == 0 {
+		return true
+	}
+	if nonGenus.MatchString(q.Answer) {
+		return true
+	}
+	switch a[0] {
+	case "a", "an", "the", "one":
+	default:
+		return false // a glossary line's definition, not read off a sentence
+	}
+	for _, w := range a[2:] {
+		if differentia[strings.Trim(w, ",;:()")] {
+			return false
+		}
+	}
+	return true
+}
+
+// splitsPhrase reports whether the blank of a cloze (or multiple choice
+// made of one) cuts a noun phrase: a noun or possessive right before it, a
+// noun or possessive right after it, an adjective joined to it by "and"
+// (the two share the blank's noun), a participle opening a clause, or a
+// blank that ends in a word no noun phrase ends with.
+func splitsPhrase(q studyloop.Question, tags sentenceTagger) bool {
+	from := strings.Index(q.Prompt, Blank)
+	if from < 0 {
+		return false
+	}
+	filled := strings.Replace(q.Prompt, Blank, q.Answer, 1)
+	toks := tags(filled)
+	if toks == nil {
+		return false
+	}
+	to := from + len(q.Answer)
+	first, last := -1, -1
+	for i, t := range toks {
+		if t.Start >= from && t.End() <= to {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return false
+	}
+	if first > 0 {
+		switch prev := toks[first-1]; {
+		case prev.End() > from: // a token straddles the blank's start
+			return true
+		case strings.HasPrefix(prev.Tag, "NN"), prev.Tag == "POS":
+			return true
+		case toks[first].Tag == "VBG" && prev.Text == ",":
+			return true // "..., _____ to stall": a participle clause, not a term
+		case (prev.Text == "and" || prev.Text == "or") && first >= 2 && strings.HasPrefix(toks[first-2].Tag, "JJ"):
+			return true // "the pulmonary and _____": the blank shares its noun
+		}
+	}
+	if last+1 < len(toks) {
+		switch next := toks[last+1]; {
+		case next.Start < to:
+			return true
+		case strings.HasPrefix(next.Tag, "NN"), next.Tag == "POS":
+			return true
+		}
+	}
+	switch toks[last].Tag {
+	case "DT", "IN", "CC", "TO", "PRP$", "WDT", "MD", "VBZ", "VBP", "VBD", "RB":
+		return true
+	}
+	return false
+}
+
+// choicesAlike reports whether two choices of a multiple-choice question
+// could both be right or be told apart by form alone: one abbreviates
+// another, they differ by a letter or two, or the answer is plural where
+// every distractor is singular (or the other way round).
+func choicesAlike(q studyloop.Question) bool {
+	if q.Type != studyloop.QuestionMultipleChoice {
+		return false
+	}
+	for i, a := range q.Choices {
+		for _, b := range q.Choices[i+1:] {
+			if nearString(a, b) || abbreviates(a, b) || abbreviates(b, a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nearString reports whether a and b, compared case-blind, are one or two
+// edits apart while longer than four letters: a misspelling, a plural, a
+// variant spelling.
+func nearString(a, b string) bool {
+	a, b = strings.ToLower(a), strings.ToLower(b)
+	if a == b {
+		return true
+	}
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) < 5 || len(rb) < 5 || abs(len(ra)-len(rb)) > 2 {
+		return false
+	}
+	return editDistance(ra, rb, 3) <= 2
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// editDistance is the Levenshtein distance of a and b, or limit when it is
+// at least limit.
+func editDistance(a, b []rune, limit int) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		low := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			low = min(low, cur[j])
+		}
+		if low >= limit {
+			return limit
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(b)], limit)
+}
+
+func wordSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}

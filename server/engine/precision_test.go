@@ -1,0 +1,192 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/studyloop/studyloop/server/lexicon"
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+func cloze(prompt, answer string) studyloop.Question {
+	return studyloop.Question{Type: studyloop.QuestionCloze, Prompt: prompt, Answer: answer}
+}
+
+func shortAnswer(prompt, answer string) studyloop.Question {
+	return studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: prompt, Answer: answer}
+}
+
+func choice(prompt, answer string, choices ...string) studyloop.Question {
+	return studyloop.Question{Type: studyloop.QuestionMultipleChoice, Prompt: prompt, Answer: answer, Choices: choices}
+}
+
+// TestPrecisionChecks gives each check questions it must fail and close
+// neighbours it must pass, so that a check can neither go blind nor start
+// dropping good questions.
+func TestPrecisionChecks(t *testing.T) {
+	tests := []struct {
+		check string
+		q     studyloop.Question
+		fails bool
+	}{
+		// A prompt that makes sense only after the sentence before it.
+		{"needs earlier sentence", cloze("It carries oxygen from the lungs to the _____.", "tissues"), true},
+		{"needs earlier sentence", cloze("However, the _____ stores water in plant cells.", "vacuole"), true},
+		{"needs earlier sentence", cloze("These molecules fold into a shape set by the _____.", "amino acid sequence"), true},
+		{"needs earlier sentence", cloze("The latter is made in the _____.", "nucleolus"), true},
+		{"needs earlier sentence", cloze("The Calvin cycle then uses the energy to fix _____.", "carbon dioxide"), true},
+		{"needs earlier sentence", cloze("The cell uses these molecules to build _____.", "proteins"), true},
+		{"needs earlier sentence", cloze("As mentioned above, the _____ splits water.", "light reaction"), true},
+		{"needs earlier sentence", cloze("This way, the _____ keeps its charge.", "neuron"), false},
+		{"needs earlier sentence", cloze("If the price rises, then the _____ falls.", "quantity demanded"), false},
+		{"needs earlier sentence", cloze("Hemoglobin carries oxygen from the lungs to the _____.", "tissues"), false},
+		{"needs earlier sentence", shortAnswer("What is the thylakoid?", "a membrane sac inside a chloroplast"), false},
+
+		// A prompt that points at what the question cannot show.
+		{"points at figure or chapter", cloze("As Figure 3.2 shows, the _____ is the largest organelle.", "nucleus"), true},
+		{"points at figure or chapter", cloze("The table below lists each _____.", "element"), true},
+		{"points at figure or chapter", cloze("In this chapter you will learn how _____ works.", "diffusion"), true},
+		{"points at figure or chapter", cloze("Exercise 4 asks for the _____ of the curve.", "slope"), true},
+		{"points at figure or chapter", cloze("The periodic table arranges elements by _____.", "atomic number"), false},
+		{"points at figure or chapter", cloze("A _____ is a chart of elevation on a map.", "contour line"), false},
+
+		// An abbreviation in the prompt gives the answer away, or the other way round.
+		{"abbreviation leak", cloze("Cells store energy as ATP, or _____.", "adenosine triphosphate"), true},
+		{"abbreviation leak", cloze("Deoxyribonucleic acid, or _____, holds the genes.", "DNA"), true},
+		{"abbreviation leak", cloze("The _____ measures output, and GDP per head is its ratio to population.", "gross domestic product"), true},
+		{"abbreviation leak", cloze("Cells store energy as ATP, made by _____.", "mitochondria"), false},
+		{"abbreviation leak", cloze("The _____ copies DNA before division.", "polymerase"), false},
+
+		// "What is X?" answered by something that is not a definition.
+		{"not a definition", shortAnswer("What is the only remedy?", "a most serene and quiet air"), true},
+		{"not a definition", shortAnswer("What is inflation?", "the main reason prices change"), true},
+		{"not a definition", shortAnswer("What is the result?", "one of the reasons"), true},
+		{"not a definition", shortAnswer("What is a ribosome?", "a molecular machine that builds proteins"), false},
+		{"not a definition", shortAnswer("What is osmosis?", "a movement of water across a membrane"), false},
+		{"not a definition", shortAnswer("What is GDP?", "total market value of final goods"), false},
+
+		// A blank that is not a whole noun phrase.
+		{"blank splits a phrase", cloze("The _____ membrane surrounds the cell.", "plasma"), true},
+		{"blank splits a phrase", cloze("Charles _____ wrote On the Origin of Species.", "Darwin"), true},
+		{"blank splits a phrase", cloze("Blood leaves through the pulmonary and _____ valves.", "aortic"), true},
+		{"blank splits a phrase", cloze("The plasma membrane surrounds the _____.", "cell"), false},
+		{"blank splits a phrase", cloze("_____ wrote On the Origin of Species.", "Charles Darwin"), false},
+
+		// Choices a student could tell apart by form, or two right ones.
+		{"choices alike", choice("Which organelle makes ATP?", "mitochondria", "mitochondria", "mitochondrion", "ribosome", "lysosome"), true},
+		{"choices alike", choice("Which molecule carries genes?", "DNA", "DNA", "deoxyribonucleic acid", "lipid", "glucose"), true},
+		{"choices alike", choice("Which organelle makes ATP?", "mitochondria", "mitochondria", "ribosome", "lysosome", "Golgi apparatus"), false},
+	}
+	checks := map[string]PrecisionCheck{}
+	for _, c := range PrecisionChecks {
+		checks[c.Name] = c
+	}
+	for _, tt := range tests {
+		c, ok := checks[tt.check]
+		if !ok {
+			t.Fatalf("no precision check named %q", tt.check)
+		}
+		if got := c.Fails("", tt.q); got != tt.fails {
+			t.Errorf("%s: %q (answer %q): fails %v, want %v", tt.check, tt.q.Prompt, tt.q.Answer, got, tt.fails)
+		}
+	}
+}
+
+// TestPrecisionProblemDropsQuestion shows that a question failing a check
+// is refused by the validator the generator runs on every question.
+func TestPrecisionProblemDropsQuestion(t *testing.T) {
+	text := "The mitochondria make ATP. It carries energy to the cell."
+	q := cloze("It carries energy to the _____.", "cell")
+	q.Source = studyloop.Span{Start: len("The mitochondria make ATP. "), End: len(text)}
+	if got := precisionProblem(q, tagSentence); got != "needs earlier sentence" {
+		t.Errorf("precisionProblem = %q, want needs earlier sentence", got)
+	}
+	if err := checkQuestion(text, q, stemWord, tagSentence); err == nil {
+		t.Error("checkQuestion accepted a question that needs its earlier sentence")
+	}
+}
+
+func TestGenericPhrase(t *testing.T) {
+	lex := lexicon.Default()
+	tests := []struct {
+		phrase string
+		recurs int
+		want   bool
+	}{
+		{"important role", 5, true},   // generic head
+		{"different things", 9, true}, // generic head
+		{"main idea", 4, true},        // generic head and modifier
+		{"people", 1, true},           // one general word, said once
+		{"mitochondria", 1, false},    // a term even said once
+		{"price elasticity", 2, false},
+		{"light reactions", 4, false}, // general words, but recurrent and unmodified
+		{"Calvin cycle", 1, false},
+	}
+	for _, tt := range tests {
+		if got := genericPhrase(lex, tt.phrase, tt.recurs); got != tt.want {
+			t.Errorf("genericPhrase(%q, %d) = %v, want %v", tt.phrase, tt.recurs, got, tt.want)
+		}
+	}
+}
+
+func TestDistractorKind(t *testing.T) {
+	lex := lexicon.Default()
+	tests := []struct {
+		answer, distractor string
+		sameKind, tooClose bool
+	}{
+		{"amino acids", "nucleic acids", true, false}, // shared head noun
+		{"ribosome", "mitochondrion", true, false},    // WordNet co-hyponyms (organelles)
+		{"inflation", "deflation", true, false},
+		{"ribosome", "democracy", false, false},
+		{"car", "automobile", false, true}, // synonyms
+		{"dog", "animal", false, true},     // one is a kind of the other
+	}
+	for _, tt := range tests {
+		if got := sameKind(lex, tt.answer, tt.distractor, stemWord); got != tt.sameKind {
+			t.Errorf("sameKind(%q, %q) = %v, want %v", tt.answer, tt.distractor, got, tt.sameKind)
+		}
+		if got := tooClose(lex, tt.answer, tt.distractor); got != tt.tooClose {
+			t.Errorf("tooClose(%q, %q) = %v, want %v", tt.answer, tt.distractor, got, tt.tooClose)
+		}
+	}
+}
+
+// TestBalance runs the generator over the samples and checks the
+// per-study caps the asker enforces: no answer asked more than twice, no
+// distractor offered more than three times, and no emitted question failing
+// a precision check.
+func TestBalance(t *testing.T) {
+	g := mustOffline(t)
+	files, err := filepath.Glob(filepath.Join("testdata", "*.*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no samples: %v", err)
+	}
+	files = append(files, "") // and Opticks, when present
+	for _, f := range files {
+		var text string
+		if f == "" {
+			text = opticks(t, 200_000)
+			f = "Opticks"
+		} else {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text = string(b)
+		}
+		r := Measure(text, generate(t, g, text))
+		if r.TopAnswerCount > maxAnswerRepeats {
+			t.Errorf("%s: answer %q asked %d times, want at most %d", f, r.TopAnswer, r.TopAnswerCount, maxAnswerRepeats)
+		}
+		if r.TopDistractorCount > maxDistractorUses {
+			t.Errorf("%s: distractor %q offered %d times, want at most %d", f, r.TopDistractor, r.TopDistractorCount, maxDistractorUses)
+		}
+		for name, n := range r.Failing {
+			if n > 0 {
+				t.Errorf("%s: %d questions fail %q", f, n, name)
+			}
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/studyloop/studyloop/server/lexicon"
+)
+
+// Termhood: what of a text is worth asking about. A term is what the
+// author marked (bold, a defined term) or what the text keeps returning to
+// and general English does not use every day; a generic phrase ("specific
+// part", "early difficulties") is neither, and makes a weak blank.
+
+// generalCount is the SemCor count at and above which a word is general
+// English; generalSenses the number of WordNet senses that makes it so.
+const (
+	generalCount  = 15
+	generalSenses = 7
+)
+
+// genericHeads are nouns that name no particular thing of any subject:
+// a phrase ending in one is generic unless the author marked it.
+var genericHeads = wordSet(`part parts role roles way ways thing things kind kinds type types sort sorts number numbers
+	amount amounts level levels difficulty difficulties result results effect effects factor factors aspect aspects
+	area areas form forms case cases fact facts problem problems idea ideas point points matter matters manner means
+	degree extent feature features element elements item items issue issues quality qualities side sides range instance
+	example examples reason reasons purpose purposes use uses time times place places period periods deal lot lots
+	member members group groups set sets piece pieces portion portions half whole rest majority minority variety
+	method methods approach approaches question questions answer answers step steps stage stages condition conditions
+	situation situations circumstance circumstances state states change changes difference differences relation relations
+	character characters nature body bodies person persons people man men woman women one ones something anything everything`)
+
+// genericModifiers are adjectives that add no subject matter: a phrase
+// made of them and a general noun is generic.
+var genericModifiers = wordSet(`important specific various certain major main key different particular general large
+	small great little big early late earlier later previous new old whole possible necessary real common simple
+	similar single special significant striking immediate entire full certain own other same such many much more
+	most few several good bad best better high low higher lower long short first second third last next final
+	basic overall total actual present current usual normal typical chief principal primary essential relative`)
+
+// isGeneralWord reports whether lower is a word of general English.
+func isGeneralWord(lex *lexicon.Lexicon, lower string) bool {
+	return isStopWord(lower) || lex.Count(lower) >= generalCount || lex.Senses(lower) >= generalSenses
+}
+
+// genericPhrase reports whether phrase (a noun phrase of the text) names
+// nothing of the subject: it ends in a generic head noun, or every word is
+// general English with a generic modifier, or it is one general word the
+// study uses only once or twice.
+func genericPhrase(lex *lexicon.Lexicon, phrase string, recurs int) bool {
+	words := strings.Fields(strings.ToLower(phrase))
+	if len(words) == 0 {
+		return true
+	}
+	head := strings.Trim(words[len(words)-1], ".,;:'\"")
+	if genericHeads[head] {
+		return true
+	}
+	general, modifiers := 0, 0
+	for _, w := range words {
+		w = strings.Trim(w, ".,;:'\"")
+		if isGeneralWord(lex, w) {
+			general++
+		}
+		if genericModifiers[w] {
+			modifiers++
+		}
+	}
+	if general < len(words) {
+		return false
+	}
+	if modifiers > 0 {
+		return true
+	}
+	return recurs < 3
+}
+
+// headNoun is the last word of a noun phrase, lower-cased.
+func headNoun(phrase string) string {
+	words := strings.Fields(strings.ToLower(phrase))
+	if len(words) == 0 {
+		return ""
+	}
+	return strings.Trim(words[len(words)-1], ".,;:'\"()")
+}
+
+// sameKind reports whether distractor names a thing of the answer's kind,
+// so that it is a plausible wrong choice: the two share a head noun
+// ("amino acids", "nucleic acids"), or WordNet has them (or their heads)
+// as kinds of one thing ("ribosome", "mitochondrion").
+func sameKind(lex *lexicon.Lexicon, answer, distractor string, stem stemmer) bool {
+	ha, hd := headNoun(answer), headNoun(distractor)
+	if ha == "" || hd == "" {
+		return false
+	}
+	if stem(ha) != "" && stem(ha) == stem(hd) {
+		return true
+	}
+	if lex.Relate(answer, distractor) == lexicon.Siblings {
+		return true
+	}
+	return lex.Relate(ha, hd) == lexicon.Siblings && !genericHeads[ha]
+}
+
+// tooClose reports whether distractor could also be right: WordNet has it
+// as a synonym of the answer, or one as a kind of the other.
+func tooClose(lex *lexicon.Lexicon, answer, distractor string) bool {
+	switch lex.Relate(answer, distractor) {
+	case lexicon.Synonyms, lexicon.Nested:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,213 @@
+// Package lexicon answers the questions about English words that the
+// question generator asks of WordNet 3.0 (Princeton University, WordNet 3.0
+// licence; see the README): how common a word is in general English, and
+// how two nouns are related — the same thing, one a kind of the other, or
+// two kinds of one thing.
+//
+// The data, derived from Debian's wordnet-base by the internal gen command,
+// is embedded compressed and read on first use.
+package lexicon
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+//go:embed wordnet.gz
+var data []byte
+
+// Lexicon is a read-only view of WordNet's nouns and word counts. It is
+// safe for concurrent use.
+type Lexicon struct {
+	words      map[string]word
+	hypernyms  [][]int32 // by noun synset id
+	exceptions map[string]string
+}
+
+type word struct {
+	count, senses int32
+	synsets       []int32 // noun senses, most frequent first
+}
+
+// Default returns the embedded lexicon, loading it on the first call.
+var Default = sync.OnceValue(func() *Lexicon {
+	l, err := parse(data)
+	if err != nil {
+		panic("lexicon: embedded data: " + err.Error())
+	}
+	return l
+})
+
+func parse(gz []byte) (*Lexicon, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, err
+	}
+	l := &Lexicon{words: make(map[string]word, 160_000), exceptions: map[string]string{}}
+	sc := bufio.NewScanner(zr)
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "\t")
+		switch {
+		case f[0] == "S" && len(f) == 2:
+			ids, err := numbers(f[1])
+			if err != nil {
+				return nil, err
+			}
+			l.hypernyms = append(l.hypernyms, ids)
+		case f[0] == "W" && len(f) == 5:
+			count, err1 := strconv.Atoi(f[2])
+			senses, err2 := strconv.Atoi(f[3])
+			ids, err3 := numbers(f[4])
+			if err1 != nil || err2 != nil || err3 != nil {
+				return nil, fmt.Errorf("bad word line %q", sc.Text())
+			}
+			l.words[f[1]] = word{int32(count), int32(senses), ids}
+		case f[0] == "E" && len(f) == 3:
+			l.exceptions[f[1]] = f[2]
+		default:
+			return nil, fmt.Errorf("bad line %q", sc.Text())
+		}
+	}
+	return l, sc.Err()
+}
+
+func numbers(s string) ([]int32, error) {
+	if s == "" {
+		return nil, nil
+	}
+	parts := strings.Split(s, ",")
+	out := make([]int32, len(parts))
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = int32(n)
+	}
+	return out, nil
+}
+
+// lookup finds the entry of a word or phrase, lower-cased, trying its
+// noun base forms ("cells" -> "cell", "mice" -> "mouse") when the form
+// itself is not listed.
+func (l *Lexicon) lookup(s string) (word, bool) {
+	s = strings.Join(strings.Fields(strings.ToLower(s)), " ")
+	if w, ok := l.words[s]; ok {
+		return w, true
+	}
+	if base, ok := l.exceptions[s]; ok {
+		w, ok := l.words[base]
+		return w, ok
+	}
+	for _, r := range nounEndings {
+		if strings.HasSuffix(s, r[0]) {
+			if w, ok := l.words[strings.TrimSuffix(s, r[0])+r[1]]; ok && len(w.synsets) > 0 {
+				return w, true
+			}
+		}
+	}
+	return word{}, false
+}
+
+// nounEndings are WordNet's detachment rules for noun plurals.
+var nounEndings = [][2]string{{"ses", "s"}, {"xes", "x"}, {"zes", "z"}, {"ches", "ch"}, {"shes", "sh"}, {"men", "man"}, {"ies", "y"}, {"s", ""}}
+
+// Count is how often a word's senses were tagged in the SemCor corpus, a
+// measure of how common it is in general English; 0 for words WordNet
+// does not list.
+func (l *Lexicon) Count(s string) int {
+	w, _ := l.lookup(s)
+	return int(w.count)
+}
+
+// Senses is the number of WordNet senses of a word over all parts of
+// speech: general words have many, terms of a field one or two.
+func (l *Lexicon) Senses(s string) int {
+	w, _ := l.lookup(s)
+	return int(w.senses)
+}
+
+// IsNoun reports whether WordNet lists s (or its singular) as a noun.
+func (l *Lexicon) IsNoun(s string) bool {
+	w, ok := l.lookup(s)
+	return ok && len(w.synsets) > 0
+}
+
+// Relation is how two nouns are related in WordNet.
+type Relation int
+
+// Relations, from closest to none.
+const (
+	Unrelated Relation = iota
+	// Siblings are kinds of one thing (within two steps up): "ribosome"
+	// and "mitochondrion" are both organelles.
+	Siblings
+	// Nested means one is a kind of the other: "enzyme" and "protein".
+	Nested
+	// Synonyms share a sense: "heart attack" and "myocardial infarction".
+	Synonyms
+)
+
+// maxDepth bounds how far up the hypernym tree Relate looks for Nested.
+const maxDepth = 6
+
+// Relate tells how nouns a and b (words or WordNet phrases, any case,
+// singular or plural) are related, over all their senses. Words WordNet
+// does not list are Unrelated.
+func (l *Lexicon) Relate(a, b string) Relation {
+	wa, oka := l.lookup(a)
+	wb, okb := l.lookup(b)
+	if !oka || !okb || len(wa.synsets) == 0 || len(wb.synsets) == 0 {
+		return Unrelated
+	}
+	for _, x := range wa.synsets {
+		for _, y := range wb.synsets {
+			if x == y {
+				return Synonyms
+			}
+		}
+	}
+	upA, upB := l.ancestors(wa.synsets), l.ancestors(wb.synsets)
+	for _, y := range wb.synsets {
+		if _, ok := upA[y]; ok {
+			return Nested
+		}
+	}
+	for _, x := range wa.synsets {
+		if _, ok := upB[x]; ok {
+			return Nested
+		}
+	}
+	for s, da := range upA {
+		if db, ok := upB[s]; ok && da <= 2 && db <= 2 {
+			return Siblings
+		}
+	}
+	return Unrelated
+}
+
+// ancestors maps the hypernyms of synsets, up to maxDepth steps, to their
+// distance.
+func (l *Lexicon) ancestors(synsets []int32) map[int32]int {
+	out := map[int32]int{}
+	frontier := synsets
+	for depth := 1; depth <= maxDepth && len(frontier) > 0; depth++ {
+		var next []int32
+		for _, s := range frontier {
+			for _, h := range l.hypernyms[s] {
+				if _, seen := out[h]; !seen {
+					out[h] = depth
+					next = append(next, h)
+				}
+			}
+		}
+		frontier = next
+	}
+	return out
+}

@@ -1,0 +1,65 @@
+package lexicon
+
+import "testing"
+
+func TestRelate(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want Relation
+	}{
+		{"coronary", "Coronary thrombosis", Synonyms},
+		{"car", "automobile", Synonyms},
+		{"Cars", "automobiles", Synonyms},
+		{"enzyme", "protein", Nested},
+		{"protein", "enzyme", Nested},
+		{"dog", "animal", Nested},
+		{"mitochondrion", "ribosome", Siblings},
+		{"oxygen", "nitrogen", Siblings},
+		{"ribosome", "democracy", Unrelated},
+		{"ribosome", "no such word here", Unrelated},
+		{"mice", "mouse", Synonyms},
+	}
+	l := Default()
+	for _, tt := range tests {
+		if got := l.Relate(tt.a, tt.b); got != tt.want {
+			t.Errorf("Relate(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+func TestCountAndSenses(t *testing.T) {
+	l := Default()
+	tests := []struct {
+		word          string
+		minCount      int
+		minSenses     int
+		maxSenses     int
+		noun, unknown bool
+	}{
+		{"line", 100, 20, 100, true, false},
+		{"lines", 100, 20, 100, true, false},
+		{"water", 50, 5, 30, true, false},
+		{"ribosome", 0, 1, 1, true, false},
+		{"quickly", 1, 1, 5, false, false},
+		{"zzzzqx", 0, 0, 0, false, true},
+	}
+	for _, tt := range tests {
+		c, s := l.Count(tt.word), l.Senses(tt.word)
+		if c < tt.minCount || s < tt.minSenses || s > tt.maxSenses {
+			t.Errorf("%q: count %d senses %d, want count >= %d and senses in [%d, %d]", tt.word, c, s, tt.minCount, tt.minSenses, tt.maxSenses)
+		}
+		if l.IsNoun(tt.word) != tt.noun {
+			t.Errorf("IsNoun(%q) = %v, want %v", tt.word, !tt.noun, tt.noun)
+		}
+		if tt.unknown && (c != 0 || s != 0) {
+			t.Errorf("%q: unknown word has count %d senses %d", tt.word, c, s)
+		}
+	}
+}
+
+func BenchmarkRelate(b *testing.B) {
+	l := Default()
+	for b.Loop() {
+		l.Relate("mitochondrion", "ribosome")
+	}
+}
