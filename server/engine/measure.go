@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/studyloop/studyloop/server/lexicon"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -30,6 +31,8 @@ type Report struct {
 	// question's answer (or right choice) names.
 	Terms      int
 	TermsAsked int
+	// Unasked are the bold terms no question asks, in text order.
+	Unasked []string
 }
 
 // PerThousandWords is the number of questions per 1,000 words of text.
@@ -79,10 +82,11 @@ func Measure(text string, ex studyloop.Extraction) Report {
 	}
 	r.TopAnswer, r.TopAnswerCount = most(answers, display)
 	r.TopDistractor, r.TopDistractorCount = most(distractors, display)
+	lex := lexicon.Default()
 	terms := map[string]bool{}
 	for _, m := range boldTerm.FindAllStringSubmatch(text, -1) {
 		t := m[1] + m[2]
-		if n := len(strings.Fields(t)); n == 0 || n > 6 || utf8.RuneCountInString(t) < 3 {
+		if !boldNounPhrase(lex, t) {
 			continue
 		}
 		k := stemKey(t, stemWord)
@@ -93,9 +97,30 @@ func Measure(text string, ex studyloop.Extraction) Report {
 		r.Terms++
 		if asked[k] {
 			r.TermsAsked++
+		} else {
+			r.Unasked = append(r.Unasked, t)
 		}
 	}
 	return r
+}
+
+// boldNounPhrase reports whether t, set in bold, names a term rather than
+// stressing a clause: one to four words, none of them a function word but
+// an inner "of", ending in a noun (or a word too rare for the lexicon).
+// "**ribosome**" and "**Kirchhoff's law**" are terms; "**equally up and
+// down**" and "**emit**" are emphasis.
+func boldNounPhrase(lex *lexicon.Lexicon, t string) bool {
+	words := strings.Fields(strings.ToLower(t))
+	if len(words) == 0 || len(words) > 4 || utf8.RuneCountInString(t) < 3 {
+		return false
+	}
+	for i, w := range words {
+		if isStopWord(strings.Trim(w, ".,;:'\"()")) && !(w == "of" && i > 0 && i < len(words)-1) {
+			return false
+		}
+	}
+	head := strings.Trim(words[len(words)-1], ".,;:'\"()")
+	return lex.IsNoun(head) || lex.Count(head) == 0 && lex.Senses(head) == 0
 }
 
 // answerKey is how answers are compared for repeats: case-blind, with

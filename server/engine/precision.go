@@ -54,7 +54,14 @@ func precisionProblem(q studyloop.Question, tags sentenceTagger) string {
 var contextOpeners = wordSet(`it its it's they them their theirs he him his she her hers we our this these that those
 	such there here however thus therefore hence also moreover furthermore nevertheless nonetheless consequently
 	instead otherwise likewise similarly accordingly besides then still yet so but and or nor
-	latter former second third fourth last another both either neither each others other`)
+	latter former second third fourth last another others other`)
+
+// quantifiers open a sentence with or without their noun.
+var quantifiers = wordSet(`each both either neither`)
+
+// pronounFollowers are the words after which an opening quantifier stands
+// alone, as a pronoun.
+var pronounFollowers = wordSet(`is are was were has have had of can could will would may might must does do did`)
 
 // contextFree are the words after which an opening "this" or "that" points
 // forward, not back ("This way, ...").
@@ -71,7 +78,17 @@ func needsContext(prompt string) bool {
 		return false
 	}
 	first := strings.Trim(words[0], `"'“‘(,;:`)
-	if contextOpeners[first] && !(len(words) > 1 && contextFree[strings.Trim(words[1], ",;:")]) {
+	second := ""
+	if len(words) > 1 {
+		second = strings.Trim(words[1], ",;:")
+	}
+	if contextOpeners[first] && !contextFree[second] {
+		return true
+	}
+	// "Each", "both", "either" and "neither" before a noun name their
+	// things ("Each codon ..."); alone ("Each is ...", "Both of ...") they
+	// point back.
+	if quantifiers[first] && (second == "" || pronounFollowers[second] || strings.HasSuffix(words[0], ",")) {
 		return true
 	}
 	if first == "the" && len(words) > 1 {

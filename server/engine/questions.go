@@ -419,6 +419,7 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 			if b.Start >= s.start+len(s.text) {
 				break
 			}
+			b.End = wordEnd(s.block.p.text, b.End)
 			if b.End <= s.start+len(s.text) && len(strings.Fields(s.block.p.text[b.Start:b.End])) <= 5 && nounPhraseAt(s, b.Start-s.start, b.End-s.start) {
 				bold = append(bold, blank{from: b.Start - s.start, to: b.End - s.start})
 				score[s] += 10
@@ -442,19 +443,17 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices bool) []studyloop.Question {
 	sents, blanks := src.sents, src.blanks
 	var out []studyloop.Question
-	// Multiple choice takes the sentences cloze leaves, so the two do not
-	// ask the same thing.
-	for i, s := range sents {
+	// Cloze and multiple choice draw on the same sentences; accept keeps
+	// one question per sentence, so a sentence with no same-kind
+	// distractors still yields its cloze.
+	for _, s := range sents {
 		if len(out) >= n {
 			break
-		}
-		if withChoices != (i%2 == 1) {
-			continue
 		}
 		for _, b := range blanks[s] {
 			q := studyloop.Question{
 				Type:   studyloop.QuestionCloze,
-				Prompt: s.text[:b.from] + Blank + s.text[b.to:],
+				Prompt: clozePrompt(s, b),
 				Answer: s.text[b.from:b.to],
 				Source: s.span(),
 			}
@@ -474,11 +473,28 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 	return out
 }
 
+// wordEnd extends a bold span that stops inside a word ("**exon**s") to
+// the end of that word, by at most three letters: an ending, not another
+// word.
+func wordEnd(text string, end int) int {
+	for i := end; i < len(text) && i-end < 4; {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !unicode.IsLetter(r) {
+			return i
+		}
+		i += size
+	}
+	return end
+}
+
 // clozeSentence reports whether s reads as a whole sentence worth
 // blanking: it starts with a capital, ends with a full stop that is not
 // an abbreviation's, and has at least minWords words.
 func clozeSentence(s *sentence, minWords int) bool {
-	if !s.tagged || len(s.toks) > maxClozeTokens || !endsSentence(s.text) || strings.ContainsAny(s.text, "?\n") {
+	if !s.tagged || len(s.toks) > maxClozeTokens || strings.ContainsAny(s.text, "?\n") {
+		return false
+	}
+	if !endsSentence(s.text) && !wholeClause(s) {
 		return false
 	}
 	words := 0
@@ -496,6 +512,31 @@ func clozeSentence(s *sentence, minWords int) bool {
 	}
 	n := len(s.lower)
 	return n < 2 || !abbreviations[strings.TrimSuffix(s.lower[n-2], ".")] && !abbreviations[strings.TrimSuffix(s.lower[n-1], ".")]
+}
+
+// wholeClause reports whether s, lacking a full stop, is a whole block
+// (a list item or a one-line note) that has a finite verb: "The surface
+// absorbs shortwave radiation" reads as a sentence once the stop is added.
+func wholeClause(s *sentence) bool {
+	if s.start != 0 || len(s.text) != len(strings.TrimSpace(s.block.p.text)) {
+		return false
+	}
+	for _, t := range s.toks {
+		switch t.Tag {
+		case "VBZ", "VBP", "VBD", "MD":
+			return true
+		}
+	}
+	return false
+}
+
+// clozePrompt is s with the blank at b, ending in a full stop.
+func clozePrompt(s *sentence, b blank) string {
+	p := s.text[:b.from] + Blank + s.text[b.to:]
+	if !endsSentence(p) {
+		p += "."
+	}
+	return p
 }
 
 // abbreviations end sentences only in appearance.

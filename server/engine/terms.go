@@ -28,7 +28,8 @@ var genericHeads = wordSet(`part parts role roles way ways thing things kind kin
 	member members group groups set sets piece pieces portion portions half whole rest majority minority variety
 	method methods approach approaches question questions answer answers step steps stage stages condition conditions
 	situation situations circumstance circumstances state states change changes difference differences relation relations
-	character characters nature body bodies person persons people man men woman women one ones something anything everything`)
+	character characters nature body bodies person persons people man men woman women one ones something anything everything
+	hundreds thousands millions billions trillions dozens scores heaps loads tons plenty speck specks bit bits`)
 
 // genericModifiers are adjectives that add no subject matter: a phrase
 // made of them and a general noun is generic.

@@ -248,6 +248,9 @@ func normalize(s string) string {
 		if isLetterOrDigit(r) {
 			b.WriteRune(unicode.ToLower(r))
 			space = false
+		} else if r == '*' {
+			// Emphasis marks inside a word ("**exon**s") do not split it.
+			continue
 		} else if !space {
 			b.WriteByte(' ')
 			space = true

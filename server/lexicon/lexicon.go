@@ -184,6 +184,10 @@ func (l *Lexicon) Relate(a, b string) Relation {
 			return Nested
 		}
 	}
+	// Kinship counts only the commonest senses (WordNet lists them first):
+	// "ocean" as a body of water, not as "a large amount", so that it is
+	// no sibling of "billions".
+	upA, upB = l.ancestors(wa.synsets[:min(len(wa.synsets), siblingSenses)]), l.ancestors(wb.synsets[:min(len(wb.synsets), siblingSenses)])
 	for s, da := range upA {
 		if db, ok := upB[s]; ok && da <= 2 && db <= 2 {
 			return Siblings
@@ -191,6 +195,10 @@ func (l *Lexicon) Relate(a, b string) Relation {
 	}
 	return Unrelated
 }
+
+// siblingSenses is how many of a word's senses, commonest first, Relate
+// compares for Siblings.
+const siblingSenses = 2
 
 // ancestors maps the hypernyms of synsets, up to maxDepth steps, to their
 // distance.

@@ -55,6 +55,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	flags.SetOutput(stderr)
 	sample := flags.Int("sample", 0, "print a random sample of this many questions instead of the figures")
 	seed := flags.Uint64("seed", 2026, "seed of the sample")
+	unasked := flags.Bool("unasked", false, "also list each text's bold terms that no question asks")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
@@ -86,6 +87,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	printFigures(stdout, studies)
+	if *unasked {
+		printUnasked(stdout, studies)
+	}
 	return nil
 }
 
@@ -251,5 +255,15 @@ func printSample(w io.Writer, studies []study, n int, seed uint64) {
 		}
 		src := strings.Join(strings.Fields(r.s.text[r.q.Source.Start:r.q.Source.End]), " ")
 		fmt.Fprintf(w, "Source: %s\n\n", src)
+	}
+}
+
+// printUnasked lists, per text, the bold terms no question asks.
+func printUnasked(w io.Writer, studies []study) {
+	fmt.Fprintln(w, "\nbold terms not asked:")
+	for _, s := range studies {
+		if r := engine.Measure(s.text, s.ex); len(r.Unasked) > 0 {
+			fmt.Fprintf(w, "  %s: %s\n", s.name, strings.Join(r.Unasked, "; "))
+		}
 	}
 }
