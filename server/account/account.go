@@ -7,9 +7,9 @@ package account
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
+	"github.com/studyloop/studyloop/server/ratelimit"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -86,7 +86,7 @@ func (e *ThrottledError) Error() string {
 
 // Seconds is RetryAfter rounded up to whole seconds, at least 1.
 func (e *ThrottledError) Seconds() int {
-	return max(1, int(math.Ceil(e.RetryAfter.Seconds())))
+	return ratelimit.RetryAfterSeconds(e.RetryAfter)
 }
 
 // ErrBadCredentials is returned by SignIn for an unknown email or a wrong

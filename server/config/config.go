@@ -40,6 +40,11 @@ type Config struct {
 	// minute: hosted agents register on every fresh connection for all
 	// their users from a few shared addresses; 0 turns the limit off).
 	RegisterRateLimit int
+	// SignUpRateLimit is how many sign-up attempts one client (see
+	// ClientKey) may make per hour, half of them at once (SIGNUP_RATE_LIMIT,
+	// default 60: a class of 30 behind one school address can all sign up
+	// at once; 0 turns the limit off).
+	SignUpRateLimit int
 	// AccessTokenTTL is the lifetime of access tokens (ACCESS_TOKEN_TTL,
 	// default 1h).
 	AccessTokenTTL time.Duration
@@ -60,6 +65,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		LogLevel:          or(getenv("LOG_LEVEL"), "info"),
 		ShutdownTimeout:   15 * time.Second,
 		RegisterRateLimit: 1200,
+		SignUpRateLimit:   60,
 		AccessTokenTTL:    time.Hour,
 		RefreshTokenTTL:   30 * 24 * time.Hour,
 		Workers:           1,
@@ -105,6 +111,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		dst  *int
 	}{
 		{"REGISTER_RATE_LIMIT", &c.RegisterRateLimit},
+		{"SIGNUP_RATE_LIMIT", &c.SignUpRateLimit},
 		{"WORKERS", &c.Workers},
 	}
 	for _, n := range ints {

@@ -18,7 +18,7 @@ func TestFromEnvDefaults(t *testing.T) {
 	if c.Addr != ":8080" || c.BaseURL != "http://localhost:8080" || c.DatabaseURL != "sqlite:data/studyloop.db" {
 		t.Fatalf("defaults = %+v", c)
 	}
-	if c.AccessTokenTTL != time.Hour || c.RefreshTokenTTL != 720*time.Hour || c.RegisterRateLimit != 1200 {
+	if c.AccessTokenTTL != time.Hour || c.RefreshTokenTTL != 720*time.Hour || c.RegisterRateLimit != 1200 || c.SignUpRateLimit != 60 {
 		t.Fatalf("defaults = %+v", c)
 	}
 	if c.Secure() {
@@ -44,6 +44,11 @@ func TestFromEnv(t *testing.T) {
 		{"bad int", map[string]string{"WORKERS": "-1"}, "WORKERS", nil},
 		{"int with trailing junk", map[string]string{"WORKERS": "12abc"}, "WORKERS", nil},
 		{"int with a fraction", map[string]string{"REGISTER_RATE_LIMIT": "5.5"}, "REGISTER_RATE_LIMIT", nil},
+		{"sign-up limit off", map[string]string{"SIGNUP_RATE_LIMIT": "0"}, "", func(t *testing.T, c Config) {
+			if c.SignUpRateLimit != 0 {
+				t.Errorf("SignUpRateLimit = %d", c.SignUpRateLimit)
+			}
+		}},
 		{"bad db", map[string]string{"DATABASE_URL": "mysql://x"}, "DATABASE_URL", nil},
 		{"bad level", map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL", nil},
 		{"allowed hosts", map[string]string{"ALLOWED_HOSTS": "A.example, b.example,"}, "", func(t *testing.T, c Config) {

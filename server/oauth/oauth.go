@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/studyloop/studyloop/server/config"
+	"github.com/studyloop/studyloop/server/ratelimit"
 	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
@@ -59,7 +60,7 @@ type Server struct {
 	cfg       config.Config
 	codeTTL   time.Duration
 	logger    *slog.Logger
-	registers *ipLimiter
+	registers *ratelimit.PerKey
 	audiences []string // see audiences
 	now       func() time.Time
 }
@@ -88,7 +89,7 @@ func New(store Store, sessions *session.Manager, cfg config.Config, opts *Option
 		cfg:       cfg,
 		codeTTL:   o.CodeTTL,
 		logger:    o.Logger,
-		registers: newIPLimiter(cfg.RegisterRateLimit, o.RegisterBurst),
+		registers: ratelimit.New(cfg.RegisterRateLimit, o.RegisterBurst),
 		audiences: audiences(cfg),
 		now:       time.Now,
 	}

@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/studyloop/studyloop/server/ratelimit"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -54,10 +55,10 @@ func (s *Server) HandleRegister() http.Handler {
 	const badMetadata, badRedirect = "invalid_client_metadata", "invalid_redirect_uri"
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		now := s.now()
-		if ok, wait := s.registers.allow(s.cfg.ClientKey(r), now); !ok {
-			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
+		if ok, wait := s.registers.Allow(s.cfg.ClientKey(r), now); !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfterSeconds(wait)))
 			writeError(w, http.StatusTooManyRequests, "too_many_requests",
-				fmt.Sprintf("Too many client registrations from this address; try again in %d seconds.", retryAfterSeconds(wait)))
+				fmt.Sprintf("Too many client registrations from this address; try again in %d seconds.", ratelimit.RetryAfterSeconds(wait)))
 			return
 		}
 		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
@@ -174,4 +175,11 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// registerBurst is how many registrations one client may make at once when
+// perHour may be made in an hour: three minutes' worth, at least 1. At the
+// default 1200 an hour that is 60 at once, then one every 3 seconds.
+func registerBurst(perHour int) int {
+	return max(1, perHour/20)
 }

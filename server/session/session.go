@@ -57,6 +57,8 @@ type Options struct {
 // Manager loads, saves and reads sessions.
 type Manager struct {
 	scs *scs.SessionManager
+	// formCookie is the double-submit cookie of forms shown before sign-in.
+	formCookie http.Cookie
 }
 
 // New returns a Manager keeping sessions in store (store.DB.Sessions()).
@@ -93,7 +95,11 @@ func New(store scs.CtxStore, opts *Options) *Manager {
 		logger.Error("session", "path", r.URL.Path, "err", err)
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 	}
-	return &Manager{scs: s}
+	formCookie := http.Cookie{Name: "studyloop_form", Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: o.Secure}
+	if o.Secure {
+		formCookie.Name = "__Host-studyloop_form"
+	}
+	return &Manager{scs: s, formCookie: formCookie}
 }
 
 // loadedKey marks a request context in which a Manager has loaded the
@@ -216,6 +222,47 @@ func (m *Manager) RequireCSRF(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	}))
+}
+
+// The sign-in and sign-up forms are shown to visitors without a session,
+// and keeping their CSRF token in one would store a session row for every
+// anonymous page view. They use a double-submit cookie instead: a random
+// token in a cookie of its own (SameSite=Lax, so a cross-site form post
+// does not carry it; with the __Host- prefix under https, so no other host
+// can plant one), repeated in the form. Nothing is stored on the server
+// until someone signs in.
+
+// AnonymousCSRFToken returns the token for a form shown before sign-in:
+// the one in the request's form cookie, or a new one set in that cookie
+// on w (for the browser session).
+func (m *Manager) AnonymousCSRFToken(w http.ResponseWriter, r *http.Request) string {
+	if c, err := r.Cookie(m.formCookie.Name); err == nil && validToken(c.Value) {
+		return c.Value
+	}
+	c := m.formCookie
+	c.Value = RandomToken()
+	http.SetCookie(w, &c)
+	return c.Value
+}
+
+// ValidAnonymousCSRF reports whether the request's form field CSRFField (or
+// header CSRFHeader) repeats its form cookie's token, in constant time.
+func (m *Manager) ValidAnonymousCSRF(r *http.Request) bool {
+	c, err := r.Cookie(m.formCookie.Name)
+	if err != nil || !validToken(c.Value) {
+		return false
+	}
+	got := r.Header.Get(CSRFHeader)
+	if got == "" && r.ParseForm() == nil {
+		got = r.PostForm.Get(CSRFField)
+	}
+	return subtle.ConstantTimeCompare([]byte(got), []byte(c.Value)) == 1
+}
+
+// validToken reports whether s has the form of a RandomToken.
+func validToken(s string) bool {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	return err == nil && len(b) == 32
 }
 
 // RandomToken returns 256 random bits, base64url-encoded.

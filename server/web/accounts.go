@@ -6,11 +6,13 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/a-h/templ"
 
 	"github.com/studyloop/studyloop/server/account"
 	"github.com/studyloop/studyloop/server/config"
+	"github.com/studyloop/studyloop/server/ratelimit"
 	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/studyloop"
 	"github.com/studyloop/studyloop/templates"
@@ -36,16 +38,25 @@ func handleSignUpPage(sessions *session.Manager) http.Handler {
 			http.Redirect(w, r, next, http.StatusSeeOther)
 			return
 		}
-		renderAccountPage(w, r, http.StatusOK, templates.SignUp(authForm(r, sessions, "Create your account", "")))
+		renderAccountPage(w, r, http.StatusOK, templates.SignUp(authForm(w, r, sessions, "Create your account", "")))
 	})
 }
 
 // handleSignUp answers POST /signup: it creates the account and signs the
-// student in.
-func handleSignUp(logger *slog.Logger, accounts *account.Service, sessions *session.Manager) http.Handler {
+// student in. Each client (cfg.ClientKey: an IPv4 address or an IPv6 /64)
+// may try cfg.SignUpRateLimit times an hour, half of them at once; beyond
+// that the answer is 429 with Retry-After.
+func handleSignUp(logger *slog.Logger, cfg config.Config, accounts *account.Service, sessions *session.Manager) http.Handler {
+	attempts := ratelimit.New(cfg.SignUpRateLimit, max(1, cfg.SignUpRateLimit/2))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !sessions.ValidCSRF(r) {
-			renderAccountPage(w, r, http.StatusForbidden, templates.SignUp(authForm(r, sessions, "Create your account", expiredForm)))
+		if !sessions.ValidAnonymousCSRF(r) {
+			renderAccountPage(w, r, http.StatusForbidden, templates.SignUp(authForm(w, r, sessions, "Create your account", expiredForm)))
+			return
+		}
+		if ok, wait := attempts.Allow(cfg.ClientKey(r), time.Now()); !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfterSeconds(wait)))
+			msg := "Too many sign-ups came from your network recently. Try again in " + studyloop.Wait(wait) + "."
+			renderAccountPage(w, r, http.StatusTooManyRequests, templates.SignUp(authForm(w, r, sessions, "Create your account", msg)))
 			return
 		}
 		u, err := accounts.SignUp(r.Context(), r.PostForm.Get("email"), r.PostForm.Get("password"))
@@ -59,7 +70,7 @@ func handleSignUp(logger *slog.Logger, accounts *account.Service, sessions *sess
 				accountServerError(logger, w, r, err)
 				return
 			}
-			renderAccountPage(w, r, status, templates.SignUp(authForm(r, sessions, "Create your account", studyloop.ErrorMessage(err))))
+			renderAccountPage(w, r, status, templates.SignUp(authForm(w, r, sessions, "Create your account", studyloop.ErrorMessage(err))))
 			return
 		}
 		if err := sessions.SignIn(r.Context(), u.ID); err != nil {
@@ -78,7 +89,7 @@ func handleSignInPage(sessions *session.Manager) http.Handler {
 			http.Redirect(w, r, next, http.StatusSeeOther)
 			return
 		}
-		renderAccountPage(w, r, http.StatusOK, templates.SignIn(authForm(r, sessions, "Sign in", "")))
+		renderAccountPage(w, r, http.StatusOK, templates.SignIn(authForm(w, r, sessions, "Sign in", "")))
 	})
 }
 
@@ -87,8 +98,8 @@ func handleSignInPage(sessions *session.Manager) http.Handler {
 // 429 for a growing while.
 func handleSignIn(logger *slog.Logger, cfg config.Config, accounts *account.Service, sessions *session.Manager) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !sessions.ValidCSRF(r) {
-			renderAccountPage(w, r, http.StatusForbidden, templates.SignIn(authForm(r, sessions, "Sign in", expiredForm)))
+		if !sessions.ValidAnonymousCSRF(r) {
+			renderAccountPage(w, r, http.StatusForbidden, templates.SignIn(authForm(w, r, sessions, "Sign in", expiredForm)))
 			return
 		}
 		u, err := accounts.SignIn(r.Context(), r.PostForm.Get("email"), r.PostForm.Get("password"), cfg.ClientKey(r))
@@ -96,10 +107,10 @@ func handleSignIn(logger *slog.Logger, cfg config.Config, accounts *account.Serv
 		switch {
 		case errors.As(err, &throttled):
 			w.Header().Set("Retry-After", strconv.Itoa(throttled.Seconds()))
-			renderAccountPage(w, r, http.StatusTooManyRequests, templates.SignIn(authForm(r, sessions, "Sign in", throttled.Error())))
+			renderAccountPage(w, r, http.StatusTooManyRequests, templates.SignIn(authForm(w, r, sessions, "Sign in", throttled.Error())))
 			return
 		case errors.Is(err, account.ErrBadCredentials):
-			renderAccountPage(w, r, http.StatusUnauthorized, templates.SignIn(authForm(r, sessions, "Sign in", studyloop.ErrorMessage(err))))
+			renderAccountPage(w, r, http.StatusUnauthorized, templates.SignIn(authForm(w, r, sessions, "Sign in", studyloop.ErrorMessage(err))))
 			return
 		case err != nil:
 			accountServerError(logger, w, r, err)
@@ -147,14 +158,15 @@ func handleSignOut(logger *slog.Logger, sessions *session.Manager) http.Handler 
 	})
 }
 
-// authForm fills the sign-in and sign-up forms.
-func authForm(r *http.Request, sessions *session.Manager, title, errMsg string) templates.AuthFormProps {
+// authForm fills the sign-in and sign-up forms. Their CSRF token is the
+// double-submit cookie's, so that showing them stores no session.
+func authForm(w http.ResponseWriter, r *http.Request, sessions *session.Manager, title, errMsg string) templates.AuthFormProps {
 	next := session.SafeNext(r.URL.Query().Get("next"), "")
 	return templates.AuthFormProps{
 		Page:             templates.PageProps{Title: title, Error: errMsg},
 		Email:            r.PostFormValue("email"),
 		Next:             next,
-		CSRFToken:        sessions.CSRFToken(r.Context()),
+		CSRFToken:        sessions.AnonymousCSRFToken(w, r),
 		MinPasswordChars: account.MinPasswordChars,
 	}
 }

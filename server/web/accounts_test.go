@@ -83,14 +83,17 @@ func TestSignInThrottling(t *testing.T) {
 	}
 }
 
+// TestSessionCookie: the sign-up form sets only its double-submit form
+// cookie, and signing up the session cookie; both HttpOnly and SameSite=Lax,
+// Secure and __Host- prefixed when BASE_URL is https.
 func TestSessionCookie(t *testing.T) {
 	tests := []struct {
-		name, baseURL, cookie string
+		name, baseURL, prefix string
 		secure                bool
 	}{
-		{"http origin", "", "studyloop_session", false},
-		{"https origin", "https://studyloop.example", "__Host-studyloop_session", true},
-		{"https origin in capitals", "HTTPS://studyloop.example", "__Host-studyloop_session", true},
+		{"http origin", "", "", false},
+		{"https origin", "https://studyloop.example", "__Host-", true},
+		{"https origin in capitals", "HTTPS://studyloop.example", "__Host-", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,23 +102,22 @@ func TestSessionCookie(t *testing.T) {
 				env["BASE_URL"] = tt.baseURL
 			}
 			s := startAuthServer(t, storetest.Open(t, "sqlite"), env)
-			res, err := http.Get(s.base + "/signin")
-			if err != nil {
-				t.Fatal(err)
-			}
-			res.Body.Close()
-			var found bool
-			for _, c := range res.Cookies() {
-				if c.Name == tt.cookie {
-					found = true
-					if !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Secure != tt.secure || c.Path != "/" {
-						t.Fatalf("cookie %+v: want HttpOnly, SameSite=Lax, Secure=%v, Path=/", c, tt.secure)
-					}
+			b := newBrowser(t, s)
+			b.c.Jar = &plainJar{cookies: map[string]*http.Cookie{}}
+			checkCookies := func(what string, h http.Header, want string) {
+				t.Helper()
+				cookies := (&http.Response{Header: h}).Cookies()
+				if len(cookies) != 1 || cookies[0].Name != want {
+					t.Fatalf("%s sets %v, want one %s cookie", what, h["Set-Cookie"], want)
+				}
+				if c := cookies[0]; !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Secure != tt.secure || c.Path != "/" {
+					t.Fatalf("%s: cookie %+v: want HttpOnly, SameSite=Lax, Secure=%v, Path=/", what, c, tt.secure)
 				}
 			}
-			if !found {
-				t.Fatalf("no %s cookie in %v", tt.cookie, res.Header["Set-Cookie"])
-			}
+			form := b.get(t, "/signup")
+			checkCookies("GET /signup", form.header, tt.prefix+"studyloop_form")
+			res := b.post(t, "/signup", url.Values{"csrf_token": {form.csrf(t)}, "email": {"ada@example.com"}, "password": {"long enough password"}})
+			checkCookies("POST /signup", res.header, tt.prefix+"studyloop_session")
 		})
 	}
 }
@@ -123,25 +125,32 @@ func TestSessionCookie(t *testing.T) {
 func TestSessionTokenRenewedAtSignIn(t *testing.T) {
 	s := startAuthServer(t, storetest.Open(t, "sqlite"), nil)
 	newBrowser(t, s).signUp(t, "", "ada@example.com", "long enough password")
+	// An attacker's own session token, planted in the student's browser.
+	eve := newBrowser(t, s)
+	eve.signUp(t, "", "eve@example.com", "long enough password")
+	u, _ := url.Parse(s.base)
+	var planted string
+	for _, c := range eve.c.Jar.Cookies(u) {
+		if c.Name == "studyloop_session" {
+			planted = c.Value
+		}
+	}
 	b := newBrowser(t, s)
 	form := b.get(t, "/signin")
-	before := sessionCookie(t, form.header)
+	b.c.Jar.SetCookies(u, []*http.Cookie{{Name: "studyloop_session", Value: planted}})
 	res := b.post(t, "/signin", url.Values{"csrf_token": {form.csrf(t)}, "email": {"ada@example.com"}, "password": {"long enough password"}})
 	after := sessionCookie(t, res.header)
-	if res.status != http.StatusSeeOther || after == "" || after == before {
-		t.Fatalf("sign-in: %d, session token %q then %q: want a new token", res.status, before, after)
+	if res.status != http.StatusSeeOther || after == "" || after == planted {
+		t.Fatalf("sign-in: %d, session token %q then %q: want a new token", res.status, planted, after)
 	}
-	// The pre-sign-in token no longer carries a session.
-	fixated := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	req, _ := http.NewRequest(http.MethodGet, s.base+"/signin", nil)
-	req.AddCookie(&http.Cookie{Name: "studyloop_session", Value: before})
-	r, err := fixated.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	if p := b.get(t, "/signout"); !strings.Contains(p.body, "ada@example.com") {
+		t.Fatalf("after sign-in: %d, want Ada signed in", p.status)
 	}
-	r.Body.Close()
-	if r.StatusCode != http.StatusOK {
-		t.Fatalf("the old session token is still signed in: %d", r.StatusCode)
+	// The planted token does not carry Ada's sign-in.
+	fixated := newBrowser(t, s)
+	fixated.c.Jar.SetCookies(u, []*http.Cookie{{Name: "studyloop_session", Value: planted}})
+	if p := fixated.get(t, "/signout"); planted == "" || strings.Contains(p.body, "ada@example.com") {
+		t.Fatalf("the planted token (%q) is signed in as Ada", planted)
 	}
 }
 

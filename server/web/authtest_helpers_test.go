@@ -50,7 +50,7 @@ func startAuthServer(t testing.TB, db *store.DB, env map[string]string) *authSer
 	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
-	vars := map[string]string{"BASE_URL": base, "REGISTER_RATE_LIMIT": "100000"}
+	vars := map[string]string{"BASE_URL": base, "REGISTER_RATE_LIMIT": "100000", "SIGNUP_RATE_LIMIT": "100000"}
 	for k, v := range env {
 		vars[k] = v
 	}

@@ -26,7 +26,7 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	accounts := account.NewService(d.DB, nil)
 	authServer := oauth.New(d.DB, sessions, d.Config, &oauth.Options{Logger: d.Logger})
 	mux.Handle("GET /signup", session.Sensitive(sessions.Load(handleSignUpPage(sessions))))
-	mux.Handle("POST /signup", formBody(smallFormBody, session.Sensitive(sessions.Load(handleSignUp(d.Logger, accounts, sessions)))))
+	mux.Handle("POST /signup", formBody(smallFormBody, session.Sensitive(sessions.Load(handleSignUp(d.Logger, d.Config, accounts, sessions)))))
 	mux.Handle("GET /signin", session.Sensitive(sessions.Load(handleSignInPage(sessions))))
 	mux.Handle("POST /signin", formBody(smallFormBody, session.Sensitive(sessions.Load(handleSignIn(d.Logger, d.Config, accounts, sessions)))))
 	mux.Handle("GET /signout", session.Sensitive(sessions.Load(handleSignOutPage(d.Logger, d.DB, sessions))))

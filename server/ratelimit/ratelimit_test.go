@@ -1,13 +1,15 @@
-package oauth
+package ratelimit_test
 
 import (
 	"testing"
 	"time"
+
+	"github.com/studyloop/studyloop/server/ratelimit"
 )
 
-func TestIPLimiter(t *testing.T) {
+func TestPerKey(t *testing.T) {
 	start := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	l := newIPLimiter(20, 5) // one every 3 minutes after a burst of 5
+	l := ratelimit.New(20, 5) // one every 3 minutes after a burst of 5
 	steps := []struct {
 		name  string
 		ip    string
@@ -27,23 +29,26 @@ func TestIPLimiter(t *testing.T) {
 		{"and gone again", "a", 3 * time.Minute, false, 3 * time.Minute},
 	}
 	for _, s := range steps {
-		ok, retry := l.allow(s.ip, start.Add(s.at))
+		ok, retry := l.Allow(s.ip, start.Add(s.at))
 		if ok != s.ok || (retry-s.retry).Abs() > time.Second {
 			t.Fatalf("%s: allow = %v, %v; want %v, %v", s.name, ok, retry, s.ok, s.retry)
 		}
 	}
-	if ok, _ := newIPLimiter(0, 1).allow("a", start); !ok {
+	if ok, _ := ratelimit.New(0, 1).Allow("a", start); !ok {
 		t.Fatal("a zero rate must not limit")
 	}
 }
 
-func TestRegisterBurst(t *testing.T) {
-	tests := []struct{ perHour, want int }{
-		{0, 1}, {4, 1}, {39, 1}, {40, 2}, {1200, 60}, {100000, 5000},
+func TestRetryAfterSeconds(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want int
+	}{
+		{0, 1}, {time.Millisecond, 1}, {time.Second, 1}, {time.Second + time.Millisecond, 2}, {3 * time.Minute, 180},
 	}
 	for _, tt := range tests {
-		if got := registerBurst(tt.perHour); got != tt.want {
-			t.Errorf("registerBurst(%d) = %d, want %d", tt.perHour, got, tt.want)
+		if got := ratelimit.RetryAfterSeconds(tt.d); got != tt.want {
+			t.Errorf("RetryAfterSeconds(%v) = %d, want %d", tt.d, got, tt.want)
 		}
 	}
 }
