@@ -17,10 +17,12 @@ import (
 // handler, ping, tools/list, and tools/call of list_studies (a page of 20)
 // and get_mastery (a study of 40 topics and 800 answered questions), asked
 // again unchanged (get_mastery) and right after an answer
-// (get_mastery_after_answer). Each
-// MCP case reports its cost as a multiple of ping (x_ping; target for
-// get_mastery: at most 3), and ping reports its speed as a fraction of the
-// bare handler (of_bare; target: at least 0.5). Run it with
+// (get_mastery_after_answer), and get_mastery in MCP 2026-07-28 against
+// 2025 (get_mastery_2026_vs_2025). Each MCP case reports its cost as a
+// multiple of ping (x_ping; target for get_mastery: at most 3), the 2026
+// call as a multiple of the 2025 one (x_2025; target: at most 1.1), and
+// ping its speed as a fraction of the bare handler (of_bare; target: at
+// least 0.5). Run it with
 // go test -run '^$' -bench BenchmarkMCP ./server/mcp (make bench).
 func BenchmarkMCP(b *testing.B) {
 	for _, dialect := range storetest.Dialects {
@@ -45,15 +47,24 @@ func benchmarkMCP(b *testing.B, dialect string) {
 	}))
 	b.Cleanup(bare.Close)
 
+	mastery := `"name":"get_mastery","arguments":{"study_id":"` + st.ID + `"}`
+	type call struct {
+		url, body string
+		headers   []string
+	}
+	getMastery := call{e.url, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + mastery + `}}`, nil}
+	getMastery2026 := call{e.url, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + mastery + `,` + meta2026 + `}}`,
+		[]string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "get_mastery"}}
 	cases := []struct {
-		name, url, body string
+		name string
+		call call
 	}{
-		{"bare", bare.URL, `{"jsonrpc":"2.0","id":1,"method":"ping"}`},
-		{"ping", e.url, `{"jsonrpc":"2.0","id":1,"method":"ping"}`},
-		{"tools_list", e.url, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
-		{"list_studies", e.url, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_studies","arguments":{}}}`},
-		{"get_mastery", e.url, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_mastery","arguments":{"study_id":"` + st.ID + `"}}}`},
-		{"get_mastery_after_answer", e.url, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_mastery","arguments":{"study_id":"` + st.ID + `"}}}`},
+		{"bare", call{bare.URL, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil}},
+		{"ping", call{e.url, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil}},
+		{"tools_list", call{e.url, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil}},
+		{"list_studies", call{e.url, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_studies","arguments":{}}}`, nil}},
+		{"get_mastery", getMastery},
+		{"get_mastery_after_answer", getMastery},
 	}
 	// get_mastery_after_answer records an answer (untimed) before each
 	// call, so that every call reads and works out the study afresh: the
@@ -69,6 +80,24 @@ func benchmarkMCP(b *testing.B, dialect string) {
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	auth := fmt.Sprintf("Bearer user-%d", e.alice)
+	send := func(b *testing.B, c call) {
+		req, _ := http.NewRequest(http.MethodPost, c.url, strings.NewReader(c.body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", auth)
+		for i := 0; i+1 < len(c.headers); i += 2 {
+			req.Header.Set(c.headers[i], c.headers[i+1])
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, _ := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || n < 30 {
+			b.Fatalf("status %d, %d bytes", resp.StatusCode, n)
+		}
+	}
 	nsPerOp := map[string]float64{}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
@@ -79,19 +108,7 @@ func benchmarkMCP(b *testing.B, dialect string) {
 					answerOne(b)
 					b.StartTimer()
 				}
-				req, _ := http.NewRequest(http.MethodPost, c.url, strings.NewReader(c.body))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				req.Header.Set("Authorization", auth)
-				resp, err := client.Do(req)
-				if err != nil {
-					b.Fatal(err)
-				}
-				n, _ := io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK || n < 30 {
-					b.Fatalf("status %d, %d bytes", resp.StatusCode, n)
-				}
+				send(b, c.call)
 			}
 			ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 			nsPerOp[c.name] = ns
@@ -104,4 +121,28 @@ func benchmarkMCP(b *testing.B, dialect string) {
 			}
 		})
 	}
+	// get_mastery_2026_vs_2025 sends the same call in both revisions in
+	// turn, each timed on its own, so that a change of the machine's load
+	// weighs on both alike; x_2025 is the 2026 call's cost over the 2025
+	// one's.
+	b.Run("get_mastery_2026_vs_2025", func(b *testing.B) {
+		var legacy, modern time.Duration
+		timed := func(c call) time.Duration {
+			start := time.Now()
+			send(b, c)
+			return time.Since(start)
+		}
+		for i := 0; b.Loop(); i++ {
+			if i%2 == 0 {
+				legacy += timed(getMastery)
+				modern += timed(getMastery2026)
+			} else {
+				modern += timed(getMastery2026)
+				legacy += timed(getMastery)
+			}
+		}
+		b.ReportMetric(float64(modern.Nanoseconds())/float64(b.N), "ns_2026/op")
+		b.ReportMetric(float64(legacy.Nanoseconds())/float64(b.N), "ns_2025/op")
+		b.ReportMetric(float64(modern)/float64(legacy), "x_2025")
+	})
 }

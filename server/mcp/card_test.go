@@ -21,10 +21,11 @@ func TestReadServerCard(t *testing.T) {
 	tests := []struct {
 		name, data, wantErr string
 	}{
-		{"agrees", card(`["2025-11-25","2025-06-18","2025-03-26"]`), ""},
-		{"a newer version listed", card(`["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]`), "protocol versions"},
+		{"agrees", card(`["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]`), ""},
+		{"a newer version listed", card(`["2027-01-01","2026-07-28","2025-11-25","2025-06-18","2025-03-26"]`), "protocol versions"},
+		{"2026-07-28 missing", card(`["2025-11-25","2025-06-18","2025-03-26"]`), "protocol versions"},
 		{"a version missing", card(`["2025-11-25"]`), "protocol versions"},
-		{"other order", card(`["2025-03-26","2025-06-18","2025-11-25"]`), "protocol versions"},
+		{"other order", card(`["2025-03-26","2025-06-18","2025-11-25","2026-07-28"]`), "protocol versions"},
 		{"no remote", `{"name":"a/b","version":"1.0.0","remotes":[]}`, "no streamable-http remote"},
 		{"no version", `{"name":"a/b","remotes":[]}`, "no name or version"},
 		{"not JSON", `{`, "server card"},

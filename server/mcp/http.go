@@ -63,15 +63,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, replyID, rerr)
 		return
 	}
-	if v := r.Header.Get(headerProtocolVersion); v != "" && !supportedVersion(v) {
-		id := req.ID
-		if id == nil {
-			id = nullID
-		}
-		writeError(w, http.StatusBadRequest, id, &rpcError{
-			Code:    codeInvalidRequest,
-			Message: fmt.Sprintf("Unsupported MCP-Protocol-Version %q; this server speaks %s. Start with initialize.", v, strings.Join(ProtocolVersions, ", ")),
-		})
+	version := r.Header.Get(headerProtocolVersion)
+	if version != "" && !supportedVersion(version) {
+		writeError(w, http.StatusBadRequest, orNull(req.ID), unsupportedVersion(version))
+		return
+	}
+	if version == modernVersion {
+		s.serveModern(w, r, uid, req)
+		return
+	}
+	if v, ok := metaVersion(req.Params); ok && v != version {
+		// A 2026 request without its header, or with a 2025 one.
+		writeError(w, http.StatusBadRequest, orNull(req.ID), headerMismatch(headerProtocolVersion, version, v))
 		return
 	}
 	if req.isResponse || req.isNotification() {
@@ -85,6 +88,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		data, _ = encodeResponse(req.ID, nil, &rpcError{Code: codeInternalError, Message: "Internal error."})
 	}
 	writeJSON(w, http.StatusOK, data)
+}
+
+// orNull is the id to answer a message with: its own, or null for a
+// notification.
+func orNull(id json.RawMessage) json.RawMessage {
+	if id == nil {
+		return nullID
+	}
+	return id
 }
 
 // writeJSON sends an encoded JSON body.
@@ -119,13 +131,14 @@ func methodNotAllowed(w http.ResponseWriter) {
 	http.Error(w, "Method Not Allowed: this MCP server is stateless; POST one JSON-RPC message per request.", http.StatusMethodNotAllowed)
 }
 
-// HandleGet answers GET /mcp: 405 with Allow: POST for a client asking for
-// the SSE stream (Accept names text/event-stream and not text/html), and
-// the connect page (HTML, or the markdown twin when preferred) for anything
-// else, never 406.
+// HandleGet answers GET /mcp: 405 with Allow: POST for an MCP client (one
+// asking for the SSE stream of the 2025 revisions, or sending an
+// MCP-Protocol-Version header, as 2026 clients do, without naming
+// text/html in Accept), and the connect page (HTML, or the markdown twin
+// when preferred) for anything else, never 406.
 func HandleGet(connectPage http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if wantsEventStream(r.Header.Values("Accept")) {
+		if transportGet(r) {
 			w.Header().Set("Vary", "Accept") // the page answers other Accepts
 			methodNotAllowed(w)
 			return
@@ -140,12 +153,13 @@ func HandleMethodNotAllowed() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { methodNotAllowed(w) })
 }
 
-// wantsEventStream reports whether Accept names text/event-stream (with a
-// q above 0) and does not name text/html: an MCP client opening the
-// server-to-client stream, not a browser.
-func wantsEventStream(accept []string) bool {
+// transportGet reports whether a GET comes from an MCP client rather than a
+// browser: Accept does not name text/html (with a q above 0), and either
+// names text/event-stream (the 2025 server-to-client stream) or the request
+// carries an MCP-Protocol-Version header.
+func transportGet(r *http.Request) bool {
 	var stream, html bool
-	for _, line := range accept {
+	for _, line := range r.Header.Values("Accept") {
 		for _, part := range strings.Split(line, ",") {
 			mt, params, _ := strings.Cut(part, ";")
 			mt = strings.ToLower(strings.TrimSpace(mt))
@@ -162,7 +176,7 @@ func wantsEventStream(accept []string) bool {
 			}
 		}
 	}
-	return stream && !html
+	return !html && (stream || r.Header.Get(headerProtocolVersion) != "")
 }
 
 // zeroQ reports whether media-range parameters set q to 0.

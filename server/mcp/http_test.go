@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,10 +70,11 @@ func TestPostRules(t *testing.T) {
 		{"protocol version 2025-11-25", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"MCP-Protocol-Version", "2025-11-25"}, 200, 0, `1`},
 		{"protocol version 2025-06-18", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"MCP-Protocol-Version", "2025-06-18"}, 200, 0, `1`},
 		{"protocol version 2025-03-26", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"MCP-Protocol-Version", "2025-03-26"}, 200, 0, `1`},
-		{"protocol version 2026-07-28", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, []string{"MCP-Protocol-Version", "2026-07-28"}, 400, -32600, `1`},
-		{"protocol version 2024-11-05", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"MCP-Protocol-Version", "2024-11-05"}, 400, -32600, `1`},
-		{"protocol version garbage", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"MCP-Protocol-Version", "latest"}, 400, -32600, `1`},
-		{"protocol version 2026 on a notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, []string{"MCP-Protocol-Version", "2026-07-28"}, 400, -32600, `null`},
+		{"protocol version 2024-11-05", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"MCP-Protocol-Version", "2024-11-05"}, 400, -32022, `1`},
+		{"protocol version garbage", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"MCP-Protocol-Version", "latest"}, 400, -32022, `1`},
+		{"protocol version garbage on a notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, []string{"MCP-Protocol-Version", "2027-01-01"}, 400, -32022, `null`},
+		{"2026 _meta without the header", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, nil, 400, -32020, `1`},
+		{"2026 _meta with a 2025 header", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, []string{"MCP-Protocol-Version", "2025-11-25"}, 400, -32020, `1`},
 
 		{"foreign Origin", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"Origin", "https://evil.example"}, 403, -32600, `null`},
 		{"null Origin", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"Origin", "null"}, 403, -32600, `null`},
@@ -123,12 +125,32 @@ func TestPostRules(t *testing.T) {
 	}
 }
 
-// TestUnsupportedVersionNamesSupported checks the 400 for a newer protocol
-// version tells the client what to use instead.
+// TestUnsupportedVersionNamesSupported checks the 400 for a protocol
+// version not spoken tells the client what to use instead, in the message
+// and in data (UnsupportedProtocolVersionError of 2026-07-28).
 func TestUnsupportedVersionNamesSupported(t *testing.T) {
 	e := newEnv(t, storetest.Open(t, "sqlite"))
-	out := e.post(t, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "MCP-Protocol-Version", "2026-07-28").rpc(t)
-	for _, want := range append([]string{"2026-07-28", "initialize"}, mcp.ProtocolVersions...) {
+	r := e.post(t, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "MCP-Protocol-Version", "2027-01-01")
+	if r.status != http.StatusBadRequest {
+		t.Fatalf("status %d, want 400", r.status)
+	}
+	var out struct {
+		Error struct {
+			Code    int
+			Message string
+			Data    struct {
+				Supported []string `json:"supported"`
+				Requested string   `json:"requested"`
+			}
+		}
+	}
+	if err := json.Unmarshal(r.body, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Error.Code != -32022 || !slices.Equal(out.Error.Data.Supported, mcp.ProtocolVersions) || out.Error.Data.Requested != "2027-01-01" {
+		t.Errorf("error %+v, want -32022 with supported %v and requested 2027-01-01", out.Error, mcp.ProtocolVersions)
+	}
+	for _, want := range append([]string{"2027-01-01", "initialize", "server/discover"}, mcp.ProtocolVersions...) {
 		if !strings.Contains(out.Error.Message, want) {
 			t.Errorf("message %q does not mention %s", out.Error.Message, want)
 		}

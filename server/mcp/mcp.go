@@ -1,8 +1,8 @@
 // Package mcp is Studyloop's MCP server: the /mcp endpoint, speaking the
-// Streamable HTTP transport of MCP 2025-11-25 statelessly (one JSON-RPC
-// message per POST, one application/json answer, no SSE stream, no session
-// ids), and the four tools that let an agent create studies and read a
-// user's studies and mastery.
+// Streamable HTTP transport statelessly (one JSON-RPC message per POST, one
+// application/json answer, no SSE stream, no session ids) in MCP 2026-07-28
+// and in the 2025 revisions, chosen per request, and the four tools that let
+// an agent create studies and read a user's studies and mastery.
 //
 // Message types (InitializeResult, Tool, CallToolResult, jsonrpc.Error) come
 // from the official SDK, github.com/modelcontextprotocol/go-sdk, and tool
@@ -10,8 +10,8 @@
 // as the SDK's AddTool does. The transport and the dispatch of the four
 // methods are written here: the SDK's stateless handler builds a session per
 // request, which costs about four times a bare handler (the contract asks
-// for at least half its speed), answers GET with 405 instead of the connect
-// page, and serves 2026-07-28 clients this server must turn away.
+// for at least half its speed), and answers GET with 405 instead of the
+// connect page.
 package mcp
 
 import (
@@ -30,10 +30,11 @@ import (
 
 // ProtocolVersions are the MCP revisions this server speaks, newest first.
 // The server card lists exactly these; New refuses a card that does not.
-var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
+var ProtocolVersions = []string{modernVersion, "2025-11-25", "2025-06-18", "2025-03-26"}
 
-// latestVersion answers an initialize asking for a version not spoken (spec
-// 2025-11-25, basic/lifecycle.mdx "Version Negotiation"). A request without
+// latestVersion answers an initialize asking for a version that does not
+// begin with initialize, 2026-07-28 included (spec 2025-11-25,
+// basic/lifecycle.mdx "Version Negotiation"). A request without
 // an MCP-Protocol-Version header is taken as 2025-03-26, which every tool
 // serves alike (basic/transports.mdx "Protocol Version Header").
 const latestVersion = "2025-11-25"
@@ -80,6 +81,7 @@ type Server struct {
 	toolsList json.RawMessage     // the tools/list result, encoded once
 	tools     map[string]*tool    // by name
 	mastery   *resultCache        // encoded get_mastery results
+	modern    modernResults       // the fixed 2026-07-28 results
 }
 
 // New returns a Server, or an error when the options are incomplete.
@@ -122,6 +124,9 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mcp: encode tools: %w", err)
 	}
+	if s.modern, err = newModernResults(s.info, list); err != nil {
+		return nil, fmt.Errorf("mcp: encode the %s results: %w", modernVersion, err)
+	}
 	return s, nil
 }
 
@@ -135,7 +140,12 @@ const instructions = `Studyloop turns study material into spaced-repetition prac
 // supportedVersion reports whether v is one of ProtocolVersions.
 func supportedVersion(v string) bool { return slices.Contains(ProtocolVersions, v) }
 
-// handle answers one decoded request of the given user.
+// legacyVersion reports whether v is one of the 2025 revisions, the ones
+// that begin with initialize.
+func legacyVersion(v string) bool { return v != modernVersion && supportedVersion(v) }
+
+// handle answers one decoded request of the given user in the 2025
+// revisions.
 func (s *Server) handle(ctx context.Context, userID int64, req *request) (any, *rpcError) {
 	switch req.Method {
 	case "initialize":
@@ -158,7 +168,7 @@ func (s *Server) initialize(params json.RawMessage) (any, *rpcError) {
 		return nil, err
 	}
 	version := p.ProtocolVersion
-	if !supportedVersion(version) {
+	if !legacyVersion(version) {
 		version = latestVersion
 	}
 	return &sdk.InitializeResult{

@@ -238,12 +238,23 @@ func statusEnum() []any {
 	return []any{string(studyloop.StatusUploaded), string(studyloop.StatusProcessing), string(studyloop.StatusReady), string(studyloop.StatusFailed)}
 }
 
+// callParams are the params of tools/call.
+type callParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
 // callTool answers tools/call.
 func (s *Server) callTool(ctx context.Context, userID int64, params json.RawMessage) (any, *rpcError) {
-	var p sdk.CallToolParamsRaw
+	var p callParams
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
 	}
+	return s.call(ctx, userID, p)
+}
+
+// call calls the tool the decoded params name.
+func (s *Server) call(ctx context.Context, userID int64, p callParams) (any, *rpcError) {
 	t, ok := s.tools[p.Name]
 	if !ok {
 		return nil, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("Unknown tool %q; call tools/list for the four tools.", p.Name)}

@@ -63,7 +63,7 @@ func mcpAccessToken(t testing.TB, s *authServer, email string) string {
 type recordingTransport struct {
 	token string
 	mu    sync.Mutex
-	seen  []string // "METHOD status"
+	seen  []string // "METHOD status MCP-Protocol-Version"
 }
 
 func (rt *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -72,7 +72,7 @@ func (rt *recordingTransport) RoundTrip(req *http.Request) (*http.Response, erro
 	res, err := http.DefaultTransport.RoundTrip(req)
 	if err == nil {
 		rt.mu.Lock()
-		rt.seen = append(rt.seen, req.Method+" "+http.StatusText(res.StatusCode))
+		rt.seen = append(rt.seen, strings.TrimSpace(req.Method+" "+http.StatusText(res.StatusCode)+" "+req.Header.Get("MCP-Protocol-Version")))
 		if res.Header.Get("Mcp-Session-Id") != "" {
 			rt.seen = append(rt.seen, "SESSION ID SENT")
 		}
@@ -82,8 +82,9 @@ func (rt *recordingTransport) RoundTrip(req *http.Request) (*http.Response, erro
 }
 
 // connectMCP connects the go-sdk client to the server's /mcp with a token,
-// letting it negotiate as it does by default.
-func connectMCP(t *testing.T, s *authServer, token string) (*sdk.ClientSession, *recordingTransport) {
+// asking for the given protocol version: 2026-07-28, the client's default,
+// probes server/discover; a 2025 version starts with initialize.
+func connectMCP(t *testing.T, s *authServer, token, version string) (*sdk.ClientSession, *recordingTransport) {
 	t.Helper()
 	rt := &recordingTransport{token: token}
 	client := sdk.NewClient(&sdk.Implementation{Name: "studyloop-e2e", Version: "1.0.0"}, nil)
@@ -91,7 +92,7 @@ func connectMCP(t *testing.T, s *authServer, token string) (*sdk.ClientSession, 
 		Endpoint:   s.base + "/mcp",
 		HTTPClient: &http.Client{Transport: rt},
 		MaxRetries: -1,
-	}, nil)
+	}, &sdk.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
@@ -143,145 +144,164 @@ func toolErrorText(t *testing.T, res *sdk.CallToolResult) string {
 }
 
 // TestMCPEndToEnd drives /mcp with the official go-sdk client through the
-// real OAuth flow and a real worker: initialize, tools/list, create_study,
-// polling get_study_status until ready, list_studies, get_mastery; and
-// checks that a second student's token sees nothing of the first's.
+// real OAuth flow and a real worker, once in MCP 2026-07-28 (the client
+// probes server/discover) and once forced to 2025-11-25 (initialize):
+// tools/list, create_study, polling get_study_status until ready,
+// list_studies, get_mastery; and checks that a second student's token sees
+// nothing of the first's.
 func TestMCPEndToEnd(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		s := startAuthServer(t, db, nil)
 		startWorkers(t, db)
-		aliceToken := mcpAccessToken(t, s, "alice@example.com")
-		bobToken := mcpAccessToken(t, s, "bob@example.com")
-
-		alice, seen := connectMCP(t, s, aliceToken)
-		init := alice.InitializeResult()
-		card, err := mcp.ReadServerCard(build.Site())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if init.ProtocolVersion != "2025-11-25" || init.Capabilities.Tools == nil {
-			t.Fatalf("initialize: version %q, capabilities %+v", init.ProtocolVersion, init.Capabilities)
-		}
-		if si := init.ServerInfo; si.Name != card.Name || si.Version != card.Version || si.Title != card.Title || si.WebsiteURL != s.base+"/" {
-			t.Errorf("serverInfo %+v, server card %+v, want websiteUrl %s/", si, card, s.base)
-		}
-
-		tools, err := alice.ListTools(t.Context(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for _, tool := range tools.Tools {
-			names = append(names, tool.Name)
-			if tool.OutputSchema == nil || tool.Annotations == nil {
-				t.Errorf("%s lacks an output schema or annotations", tool.Name)
-			}
-		}
-		slices.Sort(names)
-		if strings.Join(names, ",") != "create_study,get_mastery,get_study_status,list_studies" {
-			t.Fatalf("tools %v", names)
-		}
-
-		type created struct {
-			StudyID string `json:"study_id"`
-			Status  string `json:"status"`
-		}
-		st, _ := callJSON[created](t, alice, "create_study", map[string]any{"text": studyNotes, "title": "Optics"})
-		if st.Status != "uploaded" {
-			t.Fatalf("create_study: %+v", st)
-		}
-
-		type status struct {
-			StudyID       string `json:"study_id"`
-			Status        string `json:"status"`
-			Title         string `json:"title"`
-			TopicCount    int    `json:"topic_count"`
-			QuestionCount int    `json:"question_count"`
-			Reason        string `json:"reason"`
-		}
-		var got status
-		deadline := time.Now().Add(90 * time.Second)
-		for {
-			got, _ = callJSON[status](t, alice, "get_study_status", map[string]any{"study_id": st.StudyID})
-			if got.Status == "ready" || got.Status == "failed" || time.Now().After(deadline) {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		if got.Status != "ready" || got.TopicCount == 0 || got.QuestionCount == 0 || got.Title != "Optics" {
-			t.Fatalf("study after processing: %+v", got)
-		}
-
-		type list struct {
-			Studies []status `json:"studies"`
-		}
-		studies, _ := callJSON[list](t, alice, "list_studies", map[string]any{"status": "ready"})
-		if len(studies.Studies) != 1 || studies.Studies[0].StudyID != st.StudyID {
-			t.Fatalf("list_studies: %+v", studies)
-		}
-
-		type mastery struct {
-			Study *struct {
-				Topics []struct {
-					Topic string  `json:"topic"`
-					Score float64 `json:"score"`
-				} `json:"topics"`
-			} `json:"study"`
-			Overall *struct {
-				Questions int `json:"questions"`
-			} `json:"overall"`
-			Studies []struct {
-				StudyID string `json:"study_id"`
-			} `json:"studies"`
-		}
-		m, _ := callJSON[mastery](t, alice, "get_mastery", map[string]any{"study_id": st.StudyID})
-		if m.Study == nil || len(m.Study.Topics) != got.TopicCount {
-			t.Fatalf("get_mastery: %+v, want %d topics", m.Study, got.TopicCount)
-		}
-		sum, _ := callJSON[mastery](t, alice, "get_mastery", map[string]any{})
-		if sum.Overall == nil || sum.Overall.Questions != got.QuestionCount || len(sum.Studies) != 1 {
-			t.Fatalf("get_mastery summary: %+v", sum)
-		}
-
-		// The second student sees nothing of the first's.
-		bob, _ := connectMCP(t, s, bobToken)
-		if l, _ := callJSON[list](t, bob, "list_studies", map[string]any{}); len(l.Studies) != 0 {
-			t.Errorf("bob lists %d studies", len(l.Studies))
-		}
-		if _, res := callJSON[status](t, bob, "get_study_status", map[string]any{"study_id": st.StudyID}); !strings.Contains(toolErrorText(t, res), "not found") {
-			t.Errorf("bob reads alice's study status")
-		}
-		if _, res := callJSON[mastery](t, bob, "get_mastery", map[string]any{"study_id": st.StudyID}); !strings.Contains(toolErrorText(t, res), "not found") {
-			t.Errorf("bob reads alice's mastery")
-		}
-		if sum, _ := callJSON[mastery](t, bob, "get_mastery", map[string]any{}); len(sum.Studies) != 0 || sum.Overall.Questions != 0 {
-			t.Errorf("bob's summary: %+v", sum)
-		}
-
-		// A wrong token gets 401 with the challenge; the client reports it.
-		client := sdk.NewClient(&sdk.Implementation{Name: "intruder", Version: "1"}, nil)
-		_, err = client.Connect(t.Context(), &sdk.StreamableClientTransport{
-			Endpoint: s.base + "/mcp", HTTPClient: &http.Client{Transport: &recordingTransport{token: "forged"}}, MaxRetries: -1,
-		}, nil)
-		if err == nil || !strings.Contains(err.Error(), "Unauthorized") {
-			t.Errorf("connect with a forged token: %v", err)
-		}
-
-		// The client first tried the 2026-07-28 protocol, was refused with
-		// 400 and fell back to initialize; its GET for an SSE stream got
-		// 405; no session id was ever sent.
-		seen.mu.Lock()
-		defer seen.mu.Unlock()
-		if len(seen.seen) < 4 || seen.seen[0] != "POST Bad Request" || seen.seen[1] != "POST OK" {
-			t.Errorf("client exchanges %v: want a refused modern probe, then initialize", seen.seen)
-		}
-		if !slices.Contains(seen.seen, "GET Method Not Allowed") || !slices.Contains(seen.seen, "POST Accepted") {
-			t.Errorf("client exchanges %v: want the SSE GET refused and notifications accepted", seen.seen)
-		}
-		if slices.Contains(seen.seen, "SESSION ID SENT") {
-			t.Error("the server sent an Mcp-Session-Id")
+		for _, version := range []string{"2026-07-28", "2025-11-25"} {
+			t.Run(version, func(t *testing.T) { testMCPEndToEnd(t, s, version) })
 		}
 	})
+}
+
+func testMCPEndToEnd(t *testing.T, s *authServer, version string) {
+	aliceToken := mcpAccessToken(t, s, "alice-"+version+"@example.com")
+	bobToken := mcpAccessToken(t, s, "bob-"+version+"@example.com")
+
+	alice, seen := connectMCP(t, s, aliceToken, version)
+	init := alice.InitializeResult()
+	card, err := mcp.ReadServerCard(build.Site())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if init.ProtocolVersion != version || init.Capabilities.Tools == nil {
+		t.Fatalf("connect: version %q, capabilities %+v; want %s", init.ProtocolVersion, init.Capabilities, version)
+	}
+	if si := init.ServerInfo; si.Name != card.Name || si.Version != card.Version || si.Title != card.Title || si.WebsiteURL != s.base+"/" {
+		t.Errorf("serverInfo %+v, server card %+v, want websiteUrl %s/", si, card, s.base)
+	}
+
+	tools, err := alice.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+		if tool.OutputSchema == nil || tool.Annotations == nil {
+			t.Errorf("%s lacks an output schema or annotations", tool.Name)
+		}
+	}
+	slices.Sort(names)
+	if strings.Join(names, ",") != "create_study,get_mastery,get_study_status,list_studies" {
+		t.Fatalf("tools %v", names)
+	}
+
+	type created struct {
+		StudyID string `json:"study_id"`
+		Status  string `json:"status"`
+	}
+	st, _ := callJSON[created](t, alice, "create_study", map[string]any{"text": studyNotes, "title": "Optics"})
+	if st.Status != "uploaded" {
+		t.Fatalf("create_study: %+v", st)
+	}
+
+	type status struct {
+		StudyID       string `json:"study_id"`
+		Status        string `json:"status"`
+		Title         string `json:"title"`
+		TopicCount    int    `json:"topic_count"`
+		QuestionCount int    `json:"question_count"`
+		Reason        string `json:"reason"`
+	}
+	var got status
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		got, _ = callJSON[status](t, alice, "get_study_status", map[string]any{"study_id": st.StudyID})
+		if got.Status == "ready" || got.Status == "failed" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got.Status != "ready" || got.TopicCount == 0 || got.QuestionCount == 0 || got.Title != "Optics" {
+		t.Fatalf("study after processing: %+v", got)
+	}
+
+	type list struct {
+		Studies []status `json:"studies"`
+	}
+	studies, _ := callJSON[list](t, alice, "list_studies", map[string]any{"status": "ready"})
+	if len(studies.Studies) != 1 || studies.Studies[0].StudyID != st.StudyID {
+		t.Fatalf("list_studies: %+v", studies)
+	}
+
+	type mastery struct {
+		Study *struct {
+			Topics []struct {
+				Topic string  `json:"topic"`
+				Score float64 `json:"score"`
+			} `json:"topics"`
+		} `json:"study"`
+		Overall *struct {
+			Questions int `json:"questions"`
+		} `json:"overall"`
+		Studies []struct {
+			StudyID string `json:"study_id"`
+		} `json:"studies"`
+	}
+	m, _ := callJSON[mastery](t, alice, "get_mastery", map[string]any{"study_id": st.StudyID})
+	if m.Study == nil || len(m.Study.Topics) != got.TopicCount {
+		t.Fatalf("get_mastery: %+v, want %d topics", m.Study, got.TopicCount)
+	}
+	sum, _ := callJSON[mastery](t, alice, "get_mastery", map[string]any{})
+	if sum.Overall == nil || sum.Overall.Questions != got.QuestionCount || len(sum.Studies) != 1 {
+		t.Fatalf("get_mastery summary: %+v", sum)
+	}
+
+	// The second student sees nothing of the first's.
+	bob, _ := connectMCP(t, s, bobToken, version)
+	if l, _ := callJSON[list](t, bob, "list_studies", map[string]any{}); len(l.Studies) != 0 {
+		t.Errorf("bob lists %d studies", len(l.Studies))
+	}
+	if _, res := callJSON[status](t, bob, "get_study_status", map[string]any{"study_id": st.StudyID}); !strings.Contains(toolErrorText(t, res), "not found") {
+		t.Errorf("bob reads alice's study status")
+	}
+	if _, res := callJSON[mastery](t, bob, "get_mastery", map[string]any{"study_id": st.StudyID}); !strings.Contains(toolErrorText(t, res), "not found") {
+		t.Errorf("bob reads alice's mastery")
+	}
+	if sum, _ := callJSON[mastery](t, bob, "get_mastery", map[string]any{}); len(sum.Studies) != 0 || sum.Overall.Questions != 0 {
+		t.Errorf("bob's summary: %+v", sum)
+	}
+
+	// A wrong token gets 401 with the challenge; the client reports it.
+	client := sdk.NewClient(&sdk.Implementation{Name: "intruder", Version: "1"}, nil)
+	_, err = client.Connect(t.Context(), &sdk.StreamableClientTransport{
+		Endpoint: s.base + "/mcp", HTTPClient: &http.Client{Transport: &recordingTransport{token: "forged"}}, MaxRetries: -1,
+	}, nil)
+	if err == nil || !strings.Contains(err.Error(), "Unauthorized") {
+		t.Errorf("connect with a forged token: %v", err)
+	}
+
+	// In 2026-07-28 every exchange was a POST answered 200 under that
+	// version, server/discover first; forced to 2025-11-25, the client
+	// sent initialize (no version header yet), its notification was
+	// accepted and its GET for an SSE stream got 405. No session id was
+	// ever sent.
+	seen.mu.Lock()
+	defer seen.mu.Unlock()
+	if version == "2026-07-28" {
+		for _, x := range seen.seen {
+			if x != "POST OK 2026-07-28" {
+				t.Errorf("client exchanges %v: want only POSTs answered 200 at 2026-07-28", seen.seen)
+				break
+			}
+		}
+	} else {
+		if len(seen.seen) < 4 || seen.seen[0] != "POST OK" {
+			t.Errorf("client exchanges %v: want initialize first", seen.seen)
+		}
+		if !slices.Contains(seen.seen, "GET Method Not Allowed "+version) || !slices.Contains(seen.seen, "POST Accepted "+version) {
+			t.Errorf("client exchanges %v: want the SSE GET refused and notifications accepted", seen.seen)
+		}
+	}
+	if slices.Contains(seen.seen, "SESSION ID SENT") {
+		t.Error("the server sent an Mcp-Session-Id")
+	}
 }
 
 // startWorkers runs the study workers with the offline generator until the
