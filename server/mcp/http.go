@@ -202,11 +202,18 @@ type GuardOptions struct {
 	AllowedHosts []string
 }
 
+// loopbackNames are the names a server reached on a loopback address
+// answers to besides its own: what a local client puts in Host and Origin.
+var loopbackNames = map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
+
 // Guard protects every method of /mcp from DNS rebinding and answers CORS:
 // a Host or Origin naming a host other than BaseURL's or an allowed one
-// gets 403; a preflight OPTIONS is answered here, without authentication;
-// other requests get the CORS headers and pass to next. A nil next is
-// allowed for a route that only takes preflights.
+// gets 403, except that a request reached on a loopback address may also
+// name localhost, 127.0.0.1 or [::1], on any port (a DNS-rebinding attack
+// names the attacker's host, which stays refused); a preflight OPTIONS is
+// answered here, without authentication; other requests get the CORS
+// headers and pass to next. A nil next is allowed for a route that only
+// takes preflights.
 func Guard(opts GuardOptions) (func(next http.Handler) http.Handler, error) {
 	base, err := url.Parse(opts.BaseURL)
 	if err != nil || base.Host == "" {
@@ -216,9 +223,13 @@ func Guard(opts GuardOptions) (func(next http.Handler) http.Handler, error) {
 	for _, h := range opts.AllowedHosts {
 		allowed[hostname(strings.TrimSpace(h))] = true
 	}
-	hostAllowed := func(hostport string) bool { return allowed[hostname(hostport)] }
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			loopback := reachedOnLoopback(r)
+			hostAllowed := func(hostport string) bool {
+				name := hostname(hostport)
+				return allowed[name] || loopback && loopbackNames[name]
+			}
 			if !hostAllowed(r.Host) {
 				forbidden(w, "Host")
 				return
@@ -251,6 +262,13 @@ func Guard(opts GuardOptions) (func(next http.Handler) http.Handler, error) {
 			next.ServeHTTP(w, r)
 		})
 	}, nil
+}
+
+// reachedOnLoopback reports whether the request came in on a loopback
+// address of this machine.
+func reachedOnLoopback(r *http.Request) bool {
+	addr, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr)
+	return ok && addr.IP.IsLoopback()
 }
 
 // hostname returns the lower-case host name of a host[:port], without
