@@ -25,7 +25,9 @@ func (l publicListener) Accept() (net.Conn, error) {
 
 type publicConn struct{ net.Conn }
 
-func (publicConn) LocalAddr() net.Addr { return &net.TCPAddr{IP: net.ParseIP("203.0.113.7"), Port: 443} }
+func (publicConn) LocalAddr() net.Addr {
+	return &net.TCPAddr{IP: net.ParseIP("203.0.113.7"), Port: 443}
+}
 
 // startGuarded serves POST /mcp behind Guard for BASE_URL
 // https://studyloop.example and ALLOWED_HOSTS mcp.studyloop.example, on
