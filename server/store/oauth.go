@@ -75,6 +75,27 @@ func (db *DB) CreateOAuthClient(ctx context.Context, c *studyloop.OAuthClient) e
 	return err
 }
 
+// SaveOAuthClient stores a client described by a Client ID Metadata
+// Document (its id is the document's URL), or replaces the name, redirect
+// URIs and CreatedAt of the stored copy; GrantedAt is kept. CreatedAt is
+// when the document was last fetched, so a client that never completes a
+// grant is pruned (PruneOAuth) a day after its document was last used.
+func (db *DB) SaveOAuthClient(ctx context.Context, c *studyloop.OAuthClient) error {
+	uris, err := json.Marshal(c.RedirectURIs)
+	if err != nil {
+		return err
+	}
+	c.CreatedAt = storedTime(c.CreatedAt)
+	row := oauthClientRow{ID: c.ID, Name: c.Name, RedirectURIs: string(uris), CreatedAt: c.CreatedAt}
+	_, err = db.NewInsert().Model(&row).
+		On("CONFLICT (id) DO UPDATE").
+		Set("name = EXCLUDED.name").
+		Set("redirect_uris = EXCLUDED.redirect_uris").
+		Set("created_at = EXCLUDED.created_at").
+		Exec(ctx)
+	return err
+}
+
 // OAuthClient returns the registered client, or an ENOTFOUND error.
 func (db *DB) OAuthClient(ctx context.Context, id string) (*studyloop.OAuthClient, error) {
 	var row oauthClientRow

@@ -61,6 +61,57 @@ func TestOAuthClients(t *testing.T) {
 	})
 }
 
+// TestSaveOAuthClient stores a metadata document's client, then a newer
+// copy of it: name, redirect URIs and CreatedAt (when it was last fetched)
+// are replaced, the first grant's time is kept, and a never-granted copy is
+// pruned a day after its last save, not after its first.
+func TestSaveOAuthClient(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		const id = "https://app.example/oauth/client.json"
+		first := time.Now().Add(-30 * time.Hour)
+		if err := db.SaveOAuthClient(ctx, &studyloop.OAuthClient{ID: id, Name: "Old name", RedirectURIs: []string{"https://app.example/cb"}, CreatedAt: first}); err != nil {
+			t.Fatal(err)
+		}
+		refetched := &studyloop.OAuthClient{ID: id, Name: "New name", RedirectURIs: []string{"http://127.0.0.1/cb", "https://app.example/cb2"}, CreatedAt: time.Now().Add(-time.Hour)}
+		if err := db.SaveOAuthClient(ctx, refetched); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.OAuthClient(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Name != "New name" || !slices.Equal(got.RedirectURIs, refetched.RedirectURIs) || !got.CreatedAt.Equal(refetched.CreatedAt) {
+			t.Fatalf("after the second save: %+v, want %+v", got, refetched)
+		}
+		if _, err := db.PruneOAuth(ctx, time.Now(), time.Now().Add(-24*time.Hour), time.Now().Add(-24*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.OAuthClient(ctx, id); err != nil {
+			t.Fatalf("a client saved an hour ago was pruned: %v", err)
+		}
+
+		// Granted: a later save keeps GrantedAt.
+		u := &studyloop.User{Email: "ada@example.com", PasswordHash: "h"}
+		if err := db.CreateUser(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		code := newCode(u, got, "doc-code", time.Minute)
+		if err := db.CreateAuthorizationCode(ctx, code); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.RedeemAuthorizationCode(ctx, code.Hash, time.Now(), newToken(code, "doc-token", studyloop.RefreshToken)); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.SaveOAuthClient(ctx, &studyloop.OAuthClient{ID: id, Name: "Newest", RedirectURIs: refetched.RedirectURIs, CreatedAt: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := db.OAuthClient(ctx, id); err != nil || got.GrantedAt.IsZero() || got.Name != "Newest" {
+			t.Fatalf("after a save of a granted client: %+v, %v; want GrantedAt kept", got, err)
+		}
+	})
+}
+
 func TestRedeemAuthorizationCode(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
