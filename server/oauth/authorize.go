@@ -3,6 +3,7 @@ package oauth
 import (
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/studyloop/studyloop/server/ratelimit"
 	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/studyloop"
 	"github.com/studyloop/studyloop/templates"
@@ -63,12 +65,9 @@ func (s *Server) HandleAuthorize() http.Handler {
 			s.errorPage(w, r, http.StatusBadRequest, "The request does not say which app is connecting (client_id is missing).")
 			return
 		}
-		client, err := s.store.OAuthClient(r.Context(), clientID)
-		if studyloop.ErrorCode(err) == studyloop.ENOTFOUND {
-			s.errorPage(w, r, http.StatusBadRequest, "The app that sent you here is not registered with Studyloop (unknown client_id).")
-			return
-		} else if err != nil {
-			s.internalErrorPage(w, r, err)
+		client, err := s.client(r, clientID)
+		if err != nil {
+			s.clientErrorPage(w, r, clientID, err)
 			return
 		}
 		if redirectURI == "" {
@@ -139,6 +138,7 @@ func (s *Server) HandleAuthorize() http.Handler {
 			Page:         templates.PageProps{Title: "Connect an app to Studyloop", SignedIn: true},
 			ClientName:   client.Name,
 			ClientID:     client.ID,
+			ClientHost:   clientHost(client.ID),
 			RedirectHost: u.Host,
 			RedirectURI:  redirectURI,
 			Loopback:     isLoopbackRedirect(redirectURI),
@@ -178,10 +178,15 @@ func (s *Server) HandleDecision() http.Handler {
 			s.errorPage(w, r, http.StatusForbidden, "You are no longer signed in as the student who opened this approval form. Go back to the app and start connecting again.")
 			return
 		}
-		// The client may have been removed since the form was shown.
-		client, err := s.store.OAuthClient(r.Context(), p.ClientID)
-		if err != nil || !matchRedirectURI(client.RedirectURIs, p.RedirectURI) {
-			s.errorPage(w, r, http.StatusBadRequest, "The app that asked for access is no longer registered.")
+		// The client may have been removed, or its document changed,
+		// since the form was shown.
+		client, err := s.client(r, p.ClientID)
+		if err != nil {
+			s.clientErrorPage(w, r, p.ClientID, err)
+			return
+		}
+		if !matchRedirectURI(client.RedirectURIs, p.RedirectURI) {
+			s.errorPage(w, r, http.StatusBadRequest, "The app that asked for access no longer lists the address the answer would go to (redirect_uri).")
 			return
 		}
 		if decision == "deny" {
@@ -212,6 +217,32 @@ func (s *Server) HandleDecision() http.Handler {
 		}
 		http.Redirect(w, r, withParams(p.RedirectURI, params), http.StatusSeeOther)
 	})
+}
+
+// client returns the client clientID names: the one its Client ID Metadata
+// Document describes when it is a URL (the fetches counted against r's
+// sender), else a registered one.
+func (s *Server) client(r *http.Request, clientID string) (*studyloop.OAuthClient, error) {
+	if isClientIDURL(clientID) {
+		return s.metadataClient(r.Context(), s.cfg.ClientKey(r), clientID)
+	}
+	return s.store.OAuthClient(r.Context(), clientID)
+}
+
+// clientErrorPage explains why the client could not be found.
+func (s *Server) clientErrorPage(w http.ResponseWriter, r *http.Request, clientID string, err error) {
+	var derr *documentError
+	switch {
+	case errors.As(err, &derr) && derr.retryAfter > 0:
+		w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfterSeconds(derr.retryAfter)))
+		s.errorPage(w, r, http.StatusTooManyRequests, "Studyloop cannot check the app that sent you here just now: "+derr.problem+".")
+	case errors.As(err, &derr):
+		s.errorPage(w, r, http.StatusBadRequest, "The app that sent you here describes itself at "+truncate(clientID, 200)+", but that description cannot be used: "+derr.problem+".")
+	case studyloop.ErrorCode(err) == studyloop.ENOTFOUND:
+		s.errorPage(w, r, http.StatusBadRequest, "The app that sent you here is not registered with Studyloop (unknown client_id).")
+	default:
+		s.internalErrorPage(w, r, err)
+	}
 }
 
 // audienceFor returns the audience a resource parameter names, or "" when it

@@ -21,6 +21,7 @@ func (s *Server) HandleAuthorizationServerMetadata() http.Handler {
 		TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
 		ScopesSupported                   []string `json:"scopes_supported"`
 		AuthorizationResponseISSSupported bool     `json:"authorization_response_iss_parameter_supported"`
+		ClientIDMetadataDocumentSupported bool     `json:"client_id_metadata_document_supported"`
 		ServiceDocumentation              string   `json:"service_documentation"`
 	}
 	base := s.issuer()
@@ -37,6 +38,7 @@ func (s *Server) HandleAuthorizationServerMetadata() http.Handler {
 		TokenEndpointAuthMethodsSupported: []string{"none"},
 		ScopesSupported:                   []string{},
 		AuthorizationResponseISSSupported: true,
+		ClientIDMetadataDocumentSupported: true,
 		ServiceDocumentation:              base + "/developers/",
 	}
 	return metadataHandler(doc)

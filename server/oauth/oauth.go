@@ -1,7 +1,8 @@
 // Package oauth is Studyloop's OAuth 2.1 authorization server for the MCP
 // endpoint, and the bearer-token check that protects it.
 //
-// It implements dynamic client registration for public clients (RFC 7591),
+// Its clients are public: they register themselves (RFC 7591) or name
+// their Client ID Metadata Document by URL (clientdoc.go). It implements
 // the authorization code grant with PKCE S256 only and refresh token
 // rotation with reuse detection (OAuth 2.1, RFC 9700), resource indicators
 // (RFC 8707), the iss authorization response parameter (RFC 9207),
@@ -13,6 +14,7 @@ package oauth
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/hex"
 	"log/slog"
 	"time"
@@ -29,6 +31,9 @@ type Store interface {
 	UserByID(ctx context.Context, id int64) (*studyloop.User, error)
 	CreateOAuthClient(ctx context.Context, c *studyloop.OAuthClient) error
 	OAuthClient(ctx context.Context, id string) (*studyloop.OAuthClient, error)
+	// SaveOAuthClient stores a client described by a metadata document,
+	// replacing an earlier copy.
+	SaveOAuthClient(ctx context.Context, c *studyloop.OAuthClient) error
 	CreateAuthorizationCode(ctx context.Context, c *studyloop.AuthorizationCode) error
 	AuthorizationCode(ctx context.Context, hash string) (*studyloop.AuthorizationCode, error)
 	// RedeemAuthorizationCode and RotateRefreshToken return an ECONFLICT
@@ -50,6 +55,12 @@ type Options struct {
 	RegisterBurst int
 	// Logger receives internal errors (default slog.Default()).
 	Logger *slog.Logger
+	// ClientMetadataTestRoots is for tests only: when set, Client ID
+	// Metadata Documents are fetched trusting these roots only, and from
+	// loopback addresses as well, so that a test can serve them from
+	// httptest.NewTLSServer. Nil, as in production, trusts the system's
+	// roots and refuses loopback like every other special address.
+	ClientMetadataTestRoots *x509.CertPool
 }
 
 // Server is the authorization server. Its handlers are listed in
@@ -61,8 +72,12 @@ type Server struct {
 	codeTTL   time.Duration
 	logger    *slog.Logger
 	registers *ratelimit.PerKey
-	audiences []string // see audiences
-	now       func() time.Time
+	// Client ID Metadata Documents (clientdoc.go).
+	fetcher         *docFetcher
+	documents       *documentCache
+	documentFetches *ratelimit.PerKey
+	audiences       []string // see audiences
+	now             func() time.Time
 }
 
 // New returns the authorization server. cfg supplies the issuer (BaseURL),
@@ -84,14 +99,17 @@ func New(store Store, sessions *session.Manager, cfg config.Config, opts *Option
 		o.Logger = slog.Default()
 	}
 	return &Server{
-		store:     store,
-		sessions:  sessions,
-		cfg:       cfg,
-		codeTTL:   o.CodeTTL,
-		logger:    o.Logger,
-		registers: ratelimit.New(cfg.RegisterRateLimit, o.RegisterBurst),
-		audiences: audiences(cfg),
-		now:       time.Now,
+		store:           store,
+		sessions:        sessions,
+		cfg:             cfg,
+		codeTTL:         o.CodeTTL,
+		logger:          o.Logger,
+		registers:       ratelimit.New(cfg.RegisterRateLimit, o.RegisterBurst),
+		fetcher:         newDocFetcher(o.ClientMetadataTestRoots, fetchTimeout),
+		documents:       &documentCache{},
+		documentFetches: ratelimit.New(documentFetchesPerHour, documentFetchBurst),
+		audiences:       audiences(cfg),
+		now:             time.Now,
 	}
 }
 

@@ -22,7 +22,7 @@ func checkRedirectURI(raw string) string {
 	}
 	// URIs are ASCII (RFC 3986); a non-ASCII host could pass for another
 	// on the consent page, bidi controls could reorder what it shows.
-	if strings.ContainsFunc(raw, func(r rune) bool { return r <= ' ' || r >= 0x7f }) {
+	if hasUnsafeURIChars(raw) {
 		return "redirect URIs may not contain spaces, control or non-ASCII characters (write international host names in their xn-- form)"
 	}
 	if strings.Contains(raw, "#") {
@@ -45,6 +45,12 @@ func checkRedirectURI(raw string) string {
 		return "http redirect URIs are allowed only on a loopback host (127.0.0.1, [::1] or localhost); use https"
 	}
 	return "redirect URIs must use https, or http on a loopback host"
+}
+
+// hasUnsafeURIChars reports whether raw has a space, control or non-ASCII
+// character.
+func hasUnsafeURIChars(raw string) bool {
+	return strings.ContainsFunc(raw, func(r rune) bool { return r <= ' ' || r >= 0x7f })
 }
 
 // isLoopbackHost reports whether host (without port or brackets) names this

@@ -27,21 +27,10 @@ const maxRegistrationBytes = 64 << 10
 // maxClientNameChars caps client_name.
 const maxClientNameChars = 200
 
-// HandleRegister answers POST /oauth/register. Only public clients are
-// registered (token_endpoint_auth_method "none"); they may use the
-// authorization code and refresh token grants. application_type (OpenID
-// Connect Dynamic Registration §2) may be "web" (the default) or "native";
-// it is answered back but changes nothing, since both kinds follow the same
-// redirect URI rules.
+// HandleRegister answers POST /oauth/register, accepting what
+// clientMetadata.problem accepts. application_type defaults to "web" and is
+// answered back; it changes nothing.
 func (s *Server) HandleRegister() http.Handler {
-	type request struct {
-		RedirectURIs            []string `json:"redirect_uris"`
-		ClientName              string   `json:"client_name"`
-		GrantTypes              []string `json:"grant_types"`
-		ResponseTypes           []string `json:"response_types"`
-		TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
-		ApplicationType         string   `json:"application_type"`
-	}
 	type response struct {
 		ClientID                string   `json:"client_id"`
 		ClientIDIssuedAt        int64    `json:"client_id_issued_at"`
@@ -52,7 +41,7 @@ func (s *Server) HandleRegister() http.Handler {
 		TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
 		ApplicationType         string   `json:"application_type"`
 	}
-	const badMetadata, badRedirect = "invalid_client_metadata", "invalid_redirect_uri"
+	const badMetadata = "invalid_client_metadata"
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		now := s.now()
 		if ok, wait := s.registers.Allow(s.cfg.ClientKey(r), now); !ok {
@@ -74,63 +63,17 @@ func (s *Server) HandleRegister() http.Handler {
 			writeError(w, http.StatusBadRequest, badMetadata, "The request body could not be read.")
 			return
 		}
-		var req request
-		dec := json.NewDecoder(bytes.NewReader(body))
-		if err := dec.Decode(&req); err != nil {
-			writeError(w, http.StatusBadRequest, badMetadata, "The request body must be one JSON object of client metadata.")
+		var req clientMetadata
+		if problem := decodeOneObject(body, &req); problem != "" {
+			writeError(w, http.StatusBadRequest, badMetadata, "The request body "+problem+".")
 			return
 		}
-		if _, err := dec.Token(); err != io.EOF {
-			writeError(w, http.StatusBadRequest, badMetadata, "The request body must be one JSON object of client metadata, and nothing after it.")
+		if code, problem := req.problem(); problem != "" {
+			writeError(w, http.StatusBadRequest, code, problem)
 			return
 		}
-		if len(req.RedirectURIs) == 0 {
-			writeError(w, http.StatusBadRequest, badRedirect, "redirect_uris is required and must list at least one URI.")
-			return
-		}
-		if len(req.RedirectURIs) > maxRedirectURIs {
-			writeError(w, http.StatusBadRequest, badRedirect, fmt.Sprintf("At most %d redirect URIs may be registered.", maxRedirectURIs))
-			return
-		}
-		for _, u := range req.RedirectURIs {
-			if problem := checkRedirectURI(u); problem != "" {
-				writeError(w, http.StatusBadRequest, badRedirect, fmt.Sprintf("Redirect URI %q: %s.", truncate(u, 200), problem))
-				return
-			}
-		}
-		if problem := checkClientName(req.ClientName); problem != "" {
-			writeError(w, http.StatusBadRequest, badMetadata, problem)
-			return
-		}
-		switch req.TokenEndpointAuthMethod {
-		case "", "none":
-		default:
-			writeError(w, http.StatusBadRequest, badMetadata, `Only public clients can register: token_endpoint_auth_method must be "none".`)
-			return
-		}
-		switch req.ApplicationType {
-		case "":
+		if req.ApplicationType == "" {
 			req.ApplicationType = "web"
-		case "web", "native":
-		default:
-			writeError(w, http.StatusBadRequest, badMetadata, fmt.Sprintf(`Application type %q is not supported; use "web" or "native".`, truncate(req.ApplicationType, 100)))
-			return
-		}
-		for _, g := range req.GrantTypes {
-			if g != "authorization_code" && g != "refresh_token" {
-				writeError(w, http.StatusBadRequest, badMetadata, fmt.Sprintf("Grant type %q is not supported; use authorization_code and refresh_token.", truncate(g, 100)))
-				return
-			}
-		}
-		if len(req.GrantTypes) > 0 && !slices.Contains(req.GrantTypes, "authorization_code") {
-			writeError(w, http.StatusBadRequest, badMetadata, "grant_types must include authorization_code.")
-			return
-		}
-		for _, t := range req.ResponseTypes {
-			if t != "code" {
-				writeError(w, http.StatusBadRequest, badMetadata, fmt.Sprintf("Response type %q is not supported; use code.", truncate(t, 100)))
-				return
-			}
 		}
 
 		client := &studyloop.OAuthClient{
@@ -155,6 +98,79 @@ func (s *Server) HandleRegister() http.Handler {
 			ApplicationType:         req.ApplicationType,
 		})
 	})
+}
+
+// clientMetadata is the client metadata (RFC 7591 §2) that Studyloop
+// reads, whether sent to the registration endpoint or published as a
+// Client ID Metadata Document; other members are ignored.
+type clientMetadata struct {
+	RedirectURIs            []string `json:"redirect_uris"`
+	ClientName              string   `json:"client_name"`
+	GrantTypes              []string `json:"grant_types"`
+	ResponseTypes           []string `json:"response_types"`
+	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
+	ApplicationType         string   `json:"application_type"`
+}
+
+// problem returns the RFC 7591 error code and a description of what is
+// wrong with the metadata, or two empty strings. Only public clients are
+// accepted (token_endpoint_auth_method "none"), with the authorization code
+// and refresh token grants. application_type (OpenID Connect Dynamic
+// Registration §2) may be "web" or "native"; both follow the same redirect
+// URI rules.
+func (m *clientMetadata) problem() (code, description string) {
+	const badMetadata, badRedirect = "invalid_client_metadata", "invalid_redirect_uri"
+	if len(m.RedirectURIs) == 0 {
+		return badRedirect, "redirect_uris is required and must list at least one URI."
+	}
+	if len(m.RedirectURIs) > maxRedirectURIs {
+		return badRedirect, fmt.Sprintf("At most %d redirect URIs may be registered.", maxRedirectURIs)
+	}
+	for _, u := range m.RedirectURIs {
+		if problem := checkRedirectURI(u); problem != "" {
+			return badRedirect, fmt.Sprintf("Redirect URI %q: %s.", truncate(u, 200), problem)
+		}
+	}
+	if problem := checkClientName(m.ClientName); problem != "" {
+		return badMetadata, problem
+	}
+	switch m.TokenEndpointAuthMethod {
+	case "", "none":
+	default:
+		return badMetadata, `Only public clients are accepted: token_endpoint_auth_method must be "none".`
+	}
+	switch m.ApplicationType {
+	case "", "web", "native":
+	default:
+		return badMetadata, fmt.Sprintf(`Application type %q is not supported; use "web" or "native".`, truncate(m.ApplicationType, 100))
+	}
+	for _, g := range m.GrantTypes {
+		if g != "authorization_code" && g != "refresh_token" {
+			return badMetadata, fmt.Sprintf("Grant type %q is not supported; use authorization_code and refresh_token.", truncate(g, 100))
+		}
+	}
+	if len(m.GrantTypes) > 0 && !slices.Contains(m.GrantTypes, "authorization_code") {
+		return badMetadata, "grant_types must include authorization_code."
+	}
+	for _, t := range m.ResponseTypes {
+		if t != "code" {
+			return badMetadata, fmt.Sprintf("Response type %q is not supported; use code.", truncate(t, 100))
+		}
+	}
+	return "", ""
+}
+
+// decodeOneObject decodes body, which must hold one JSON object and nothing
+// after it, into v; it returns what is wrong, or "".
+func decodeOneObject(body []byte, v any) string {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		return "is not one JSON object of client metadata"
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return "has more after its JSON object of client metadata"
+	}
+	return ""
 }
 
 // checkClientName returns what is wrong with a client_name, or "".

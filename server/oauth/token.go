@@ -10,8 +10,10 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
+	"github.com/studyloop/studyloop/server/ratelimit"
 	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
@@ -47,22 +49,23 @@ type tokenError struct {
 	status      int
 	code        string
 	description string
+	retryAfter  time.Duration // with status 429
 }
 
 func (e *tokenError) Error() string { return e.code + ": " + e.description }
 
 func invalidRequest(d string) *tokenError {
-	return &tokenError{http.StatusBadRequest, "invalid_request", d}
+	return &tokenError{status: http.StatusBadRequest, code: "invalid_request", description: d}
 }
 func invalidGrant(d string) *tokenError {
-	return &tokenError{http.StatusBadRequest, "invalid_grant", d}
+	return &tokenError{status: http.StatusBadRequest, code: "invalid_grant", description: d}
 }
 
 // errRefreshJustRotated answers a refresh token that another request
 // rotated a moment ago; nothing is revoked.
 var errRefreshJustRotated = invalidGrant("The refresh token was just used by another request; use the tokens that request received.")
 
-var errInvalidClient = &tokenError{http.StatusUnauthorized, "invalid_client", "The client is not registered."}
+var errInvalidClient = &tokenError{status: http.StatusUnauthorized, code: "invalid_client", description: "The client is not registered."}
 
 // HandleToken answers POST /oauth/token.
 func (s *Server) HandleToken() http.Handler {
@@ -79,6 +82,9 @@ func (s *Server) HandleToken() http.Handler {
 		if terr.status == http.StatusUnauthorized && r.Header.Get("Authorization") != "" {
 			w.Header().Set("WWW-Authenticate", `Basic realm="studyloop"`)
 		}
+		if terr.retryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfterSeconds(terr.retryAfter)))
+		}
 		writeError(w, terr.status, terr.code, terr.description)
 	})
 }
@@ -91,13 +97,13 @@ func (s *Server) grant(w http.ResponseWriter, r *http.Request) (*tokenResponse, 
 	}
 	switch form.Get("grant_type") {
 	case "authorization_code":
-		return s.exchangeCode(r.Context(), form)
+		return s.exchangeCode(r, form)
 	case "refresh_token":
-		return s.refresh(r.Context(), form)
+		return s.refresh(r, form)
 	case "":
 		return nil, invalidRequest("grant_type is required.")
 	}
-	return nil, &tokenError{http.StatusBadRequest, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token."}
+	return nil, &tokenError{status: http.StatusBadRequest, code: "unsupported_grant_type", description: "grant_type must be authorization_code or refresh_token."}
 }
 
 // readTokenForm reads a form-encoded token request in which no parameter
@@ -108,12 +114,12 @@ func readTokenForm(w http.ResponseWriter, r *http.Request) (url.Values, *tokenEr
 	}
 	if r.Header.Get("Authorization") != "" {
 		// Clients here are public: they authenticate with client_id only.
-		return nil, &tokenError{http.StatusUnauthorized, "invalid_client", "Clients are public here: send client_id in the body and no Authorization header."}
+		return nil, &tokenError{status: http.StatusUnauthorized, code: "invalid_client", description: "Clients are public here: send client_id in the body and no Authorization header."}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxTokenRequestBytes))
 	if err != nil {
 		if errors.As(err, new(*http.MaxBytesError)) {
-			return nil, &tokenError{http.StatusRequestEntityTooLarge, "invalid_request", "The request body is larger than 64 KiB."}
+			return nil, &tokenError{status: http.StatusRequestEntityTooLarge, code: "invalid_request", description: "The request body is larger than 64 KiB."}
 		}
 		return nil, invalidRequest("The request body could not be read.")
 	}
@@ -132,7 +138,8 @@ func readTokenForm(w http.ResponseWriter, r *http.Request) (url.Values, *tokenEr
 // exchangeCode redeems an authorization code. Failed checks leave the code
 // unused; a replay that is otherwise valid revokes every token issued from
 // the code (OAuth 2.1 §4.1.3).
-func (s *Server) exchangeCode(ctx context.Context, form url.Values) (*tokenResponse, *tokenError) {
+func (s *Server) exchangeCode(r *http.Request, form url.Values) (*tokenResponse, *tokenError) {
+	ctx := r.Context()
 	for _, k := range []string{"client_id", "code", "code_verifier", "redirect_uri"} {
 		if form.Get(k) == "" {
 			return nil, invalidRequest(k + " is required.")
@@ -145,7 +152,8 @@ func (s *Server) exchangeCode(ctx context.Context, form url.Values) (*tokenRespo
 	if terr := s.checkResource(form); terr != nil {
 		return nil, terr
 	}
-	if terr := s.checkClient(ctx, form.Get("client_id")); terr != nil {
+	client, terr := s.tokenClient(r, form.Get("client_id"))
+	if terr != nil {
 		return nil, terr
 	}
 	code, err := s.store.AuthorizationCode(ctx, hashSecret(form.Get("code")))
@@ -158,6 +166,8 @@ func (s *Server) exchangeCode(ctx context.Context, form url.Values) (*tokenRespo
 		return nil, invalidGrant("The authorization code was issued to another client.")
 	case code.RedirectURI != form.Get("redirect_uri"):
 		return nil, invalidGrant("redirect_uri does not match the one sent to the authorization endpoint.")
+	case !matchRedirectURI(client.RedirectURIs, code.RedirectURI):
+		return nil, invalidGrant("redirect_uri is no longer one of the client's redirect URIs.")
 	case !verifyS256(verifier, code.CodeChallenge):
 		return nil, invalidGrant("code_verifier does not match the code_challenge.")
 	}
@@ -182,7 +192,8 @@ func (s *Server) exchangeCode(ctx context.Context, form url.Values) (*tokenRespo
 // refresh rotates a refresh token: the presented token is spent and a new
 // access and refresh token issued. Presenting a spent token revokes the
 // whole family, unless it was spent less than RefreshRetryWindow ago.
-func (s *Server) refresh(ctx context.Context, form url.Values) (*tokenResponse, *tokenError) {
+func (s *Server) refresh(r *http.Request, form url.Values) (*tokenResponse, *tokenError) {
+	ctx := r.Context()
 	presented := form.Get("refresh_token")
 	if presented == "" {
 		return nil, invalidRequest("refresh_token is required.")
@@ -192,7 +203,7 @@ func (s *Server) refresh(ctx context.Context, form url.Values) (*tokenResponse, 
 	}
 	clientID := form.Get("client_id")
 	if clientID != "" {
-		if terr := s.checkClient(ctx, clientID); terr != nil {
+		if _, terr := s.tokenClient(r, clientID); terr != nil {
 			return nil, terr
 		}
 	}
@@ -214,6 +225,12 @@ func (s *Server) refresh(ctx context.Context, form url.Values) (*tokenResponse, 
 	case !now.Before(tok.ExpiresAt):
 		return nil, invalidGrant("The refresh token has expired.")
 	}
+	if clientID == "" && isClientIDURL(tok.ClientID) {
+		// The client's document must still be usable, named or not.
+		if _, terr := s.tokenClient(r, tok.ClientID); terr != nil {
+			return nil, terr
+		}
+	}
 	access, refresh, res := s.newTokens(tok.FamilyID, tok.ClientID, tok.UserID, tok.Audience, tok.Scope, now, tok.ExpiresAt)
 	err = s.store.RotateRefreshToken(ctx, tok.Hash, now, access, refresh)
 	if studyloop.ErrorCode(err) == studyloop.ECONFLICT {
@@ -230,12 +247,32 @@ func (s *Server) refresh(ctx context.Context, form url.Values) (*tokenResponse, 
 // name this MCP server. The tokens stay bound to the audience of the grant.
 func (s *Server) checkResource(form url.Values) *tokenError {
 	if form.Has("resource") && s.audienceFor(form.Get("resource")) == "" {
-		return &tokenError{http.StatusBadRequest, "invalid_target", "resource must name this MCP server, " + s.cfg.MCPResource() + "."}
+		return &tokenError{status: http.StatusBadRequest, code: "invalid_target", description: "resource must name this MCP server, " + s.cfg.MCPResource() + "."}
 	}
 	return nil
 }
 
-// checkClient rejects an unknown client_id.
+// tokenClient returns the client a token request names: a registered one,
+// or the one a Client ID Metadata Document describes (fetched unless
+// cached). A document that cannot be used makes the client unknown.
+func (s *Server) tokenClient(r *http.Request, clientID string) (*studyloop.OAuthClient, *tokenError) {
+	client, err := s.client(r, clientID)
+	var derr *documentError
+	switch {
+	case errors.As(err, &derr) && derr.retryAfter > 0:
+		return nil, &tokenError{status: http.StatusTooManyRequests, code: "too_many_requests", description: "Client metadata documents: " + derr.problem + ".", retryAfter: derr.retryAfter}
+	case errors.As(err, &derr):
+		return nil, &tokenError{status: http.StatusUnauthorized, code: "invalid_client", description: "The client metadata document at client_id cannot be used: " + derr.problem + "."}
+	case studyloop.ErrorCode(err) == studyloop.ENOTFOUND:
+		return nil, errInvalidClient
+	case err != nil:
+		return nil, internal(err)
+	}
+	return client, nil
+}
+
+// checkClient rejects an unknown client_id without fetching anything: a
+// client named by its metadata document is known once it was fetched.
 func (s *Server) checkClient(ctx context.Context, clientID string) *tokenError {
 	_, err := s.store.OAuthClient(ctx, clientID)
 	switch {
@@ -287,7 +324,7 @@ func verifyS256(verifier, challenge string) bool {
 }
 
 func internal(err error) *tokenError {
-	return &tokenError{http.StatusInternalServerError, "server_error", err.Error()}
+	return &tokenError{status: http.StatusInternalServerError, code: "server_error", description: err.Error()}
 }
 
 func minTime(a, b time.Time) time.Time {

@@ -2,6 +2,8 @@ package oauth
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"testing"
 	"time"
@@ -45,6 +47,12 @@ func newTestGrant(t *testing.T, db *store.DB) (*Server, *tokenResponse, *time.Ti
 	return s, first, &clock
 }
 
+// tokenRequest is a request to the token endpoint, for the methods that
+// take one; its body has been read.
+func tokenRequest(ctx context.Context) *http.Request {
+	return httptest.NewRequestWithContext(ctx, http.MethodPost, "/oauth/token", nil)
+}
+
 // TestRefreshRetryWindow presents a rotated refresh token again on a
 // clock the test sets: just inside the window nothing is revoked, just
 // after it the family is.
@@ -64,19 +72,19 @@ func TestRefreshRetryWindow(t *testing.T) {
 			return !tok.RevokedAt.IsZero()
 		}
 
-		second, terr := s.refresh(ctx, form(first.RefreshToken))
+		second, terr := s.refresh(tokenRequest(ctx), form(first.RefreshToken))
 		if terr != nil {
 			t.Fatal(terr)
 		}
 		*clock = clock.Add(RefreshRetryWindow - time.Millisecond)
-		if _, terr := s.refresh(ctx, form(first.RefreshToken)); terr == nil || terr.code != "invalid_grant" {
+		if _, terr := s.refresh(tokenRequest(ctx), form(first.RefreshToken)); terr == nil || terr.code != "invalid_grant" {
 			t.Fatalf("reuse just inside the window: %v, want invalid_grant", terr)
 		}
 		if revoked(second.AccessToken) || revoked(second.RefreshToken) {
 			t.Fatal("a reuse inside the window revoked the family")
 		}
 		*clock = clock.Add(2 * time.Millisecond)
-		if _, terr := s.refresh(ctx, form(first.RefreshToken)); terr == nil || terr.code != "invalid_grant" {
+		if _, terr := s.refresh(tokenRequest(ctx), form(first.RefreshToken)); terr == nil || terr.code != "invalid_grant" {
 			t.Fatalf("reuse just after the window: %v, want invalid_grant", terr)
 		}
 		if !revoked(second.AccessToken) || !revoked(second.RefreshToken) {
@@ -102,7 +110,7 @@ func TestGrantLifetimeIsAbsolute(t *testing.T) {
 			return tok.ExpiresAt
 		}
 		refresh := func(rt string) (*tokenResponse, *tokenError) {
-			return s.refresh(ctx, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {"slc_test"}})
+			return s.refresh(tokenRequest(ctx), url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {"slc_test"}})
 		}
 		rt := first.RefreshToken
 		steps := []struct {

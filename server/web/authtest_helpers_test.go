@@ -8,6 +8,7 @@ package web_test
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -48,6 +49,14 @@ type authServer struct {
 // BASE_URL set to its own address. env overrides configuration.
 func startAuthServer(t testing.TB, db *store.DB, env map[string]string) *authServer {
 	t.Helper()
+	return startAuthServerTrusting(t, db, env, nil)
+}
+
+// startAuthServerTrusting is startAuthServer with the test switch for Client
+// ID Metadata Documents: fetched trusting documentRoots only, from loopback
+// too. Nil leaves the switch off, as in production.
+func startAuthServerTrusting(t testing.TB, db *store.DB, env map[string]string, documentRoots *x509.CertPool) *authServer {
+	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
 	vars := map[string]string{"BASE_URL": base, "REGISTER_RATE_LIMIT": "100000", "SIGNUP_RATE_LIMIT": "100000"}
@@ -59,7 +68,7 @@ func startAuthServer(t testing.TB, db *store.DB, env map[string]string) *authSer
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h, err := web.NewServer(web.Deps{Config: cfg, Logger: logger, DB: db, Site: build.Site()})
+	h, err := web.NewServer(web.Deps{Config: cfg, Logger: logger, DB: db, Site: build.Site(), ClientMetadataTestRoots: documentRoots})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -182,6 +182,7 @@ func TestMetadataDocuments(t *testing.T) {
 		"token_endpoint_auth_methods_supported":          []any{"none"},
 		"scopes_supported":                               []any{},
 		"authorization_response_iss_parameter_supported": true,
+		"client_id_metadata_document_supported":          true,
 	}
 	pr := map[string]any{
 		"resource":                 s.base + "/mcp",

@@ -24,7 +24,7 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	// session.Sensitive: never framed, cached or sent as a referrer.
 	sessions := session.New(d.DB.Sessions(), &session.Options{Secure: d.Config.Secure(), Logger: d.Logger})
 	accounts := account.NewService(d.DB, nil)
-	authServer := oauth.New(d.DB, sessions, d.Config, &oauth.Options{Logger: d.Logger})
+	authServer := oauth.New(d.DB, sessions, d.Config, &oauth.Options{Logger: d.Logger, ClientMetadataTestRoots: d.ClientMetadataTestRoots})
 	mux.Handle("GET /signup", session.Sensitive(sessions.Load(handleSignUpPage(sessions))))
 	mux.Handle("POST /signup", formBody(smallFormBody, session.Sensitive(sessions.Load(handleSignUp(d.Logger, d.Config, accounts, sessions)))))
 	mux.Handle("GET /signin", session.Sensitive(sessions.Load(handleSignInPage(sessions))))

@@ -5,6 +5,7 @@
 package web
 
 import (
+	"crypto/x509"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -28,6 +29,9 @@ type Deps struct {
 	// Extractor reads uploaded PDFs and photos; the web app asks it which
 	// uploads the server can read. Optional: nil means extract.New(nil).
 	Extractor *extract.Extractor
+	// ClientMetadataTestRoots is for tests only (oauth.Options has the
+	// same field): nil in production.
+	ClientMetadataTestRoots *x509.CertPool
 }
 
 // NewServer returns the whole service as one http.Handler.
