@@ -1,7 +1,8 @@
 // Package negotiate chooses a response media type from a request's Accept
-// header, following proactive negotiation in RFC 9110 §12.
+// header, and a content coding from its Accept-Encoding header (see
+// AcceptEncoding), following proactive negotiation in RFC 9110 §12.
 //
-// The rules, in the order they apply:
+// The Accept rules, in the order they apply:
 //
 //   - Each offered type takes the quality of the most specific media range
 //     that matches it (§12.5.1): "type/subtype" beats "type/*", which beats
@@ -25,17 +26,18 @@
 //     disregard a field it cannot parse; doing so keeps a broken client on
 //     the default representation instead of a 406.
 //
-// A Chooser remembers its answers for recently seen single-line headers
-// in a small fixed table, since real traffic repeats a handful of headers
-// (each browser's, each agent's); a repeated header costs a hash and a
-// comparison. Parsing a header does not allocate; remembering a new one
-// allocates one small entry.
+// A Chooser, and Encodings for Accept-Encoding, remember their answers for
+// recently seen single-line headers in a small fixed table, since real
+// traffic repeats a handful of headers (each browser's, each agent's); a
+// repeated header costs a hash and a comparison. Parsing a header does not
+// allocate; remembering a new one allocates one small entry.
 package negotiate
 
 import (
 	"fmt"
 	"hash/maphash"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -45,11 +47,17 @@ const MaxOffers = 8
 // Chooser picks among a fixed list of offered media types. It is safe for
 // concurrent use and must not be copied after first use.
 type Chooser struct {
-	offers []offer
-	seed   maphash.Seed
-	// remembered is a direct-mapped table of recent answers, indexed by
-	// a hash of the header; a collision replaces the older entry.
-	remembered [rememberedSlots]atomic.Pointer[rememberedChoice]
+	offers     []offer
+	remembered memo[int]
+}
+
+// memo is a direct-mapped table of the answers for recently seen
+// single-line headers, indexed by a hash of the header; a collision
+// replaces the older entry. Its zero value is ready to use.
+type memo[T any] struct {
+	seedOnce sync.Once
+	seed     maphash.Seed
+	slots    [rememberedSlots]atomic.Pointer[rememberedAnswer[T]]
 }
 
 // The answer table: rememberedSlots entries (a power of two), each for a
@@ -59,9 +67,27 @@ const (
 	maxRememberedLen = 1024
 )
 
-type rememberedChoice struct {
-	accept string
-	choice int
+type rememberedAnswer[T any] struct {
+	header string
+	answer T
+}
+
+// answer returns the remembered answer for lines, or works it out with
+// parse and remembers it. Only one field line of at most maxRememberedLen
+// bytes is remembered.
+func (m *memo[T]) answer(lines []string, parse func([]string) T) T {
+	if len(lines) != 1 || len(lines[0]) > maxRememberedLen {
+		return parse(lines)
+	}
+	m.seedOnce.Do(func() { m.seed = maphash.MakeSeed() })
+	header := lines[0]
+	slot := &m.slots[maphash.String(m.seed, header)&(rememberedSlots-1)]
+	if r := slot.Load(); r != nil && r.header == header {
+		return r.answer
+	}
+	a := parse(lines)
+	slot.Store(&rememberedAnswer[T]{header: strings.Clone(header), answer: a})
+	return a
 }
 
 type offer struct {
@@ -74,7 +100,7 @@ func New(offers ...string) (*Chooser, error) {
 	if len(offers) == 0 || len(offers) > MaxOffers {
 		return nil, fmt.Errorf("negotiate: need 1 to %d offers, got %d", MaxOffers, len(offers))
 	}
-	c := &Chooser{seed: maphash.MakeSeed()}
+	c := &Chooser{}
 	for _, o := range offers {
 		mt, _, _ := strings.Cut(o, ";")
 		typ, sub, ok := strings.Cut(strings.TrimSpace(mt), "/")
@@ -108,17 +134,7 @@ func (c *Chooser) Choose(accept []string) int {
 	if len(accept) == 0 {
 		return 0 // no Accept header: anything is acceptable
 	}
-	if len(accept) != 1 || len(accept[0]) > maxRememberedLen {
-		return c.choose(accept)
-	}
-	header := accept[0]
-	slot := &c.remembered[maphash.String(c.seed, header)&(rememberedSlots-1)]
-	if r := slot.Load(); r != nil && r.accept == header {
-		return r.choice
-	}
-	choice := c.choose(accept)
-	slot.Store(&rememberedChoice{accept: strings.Clone(header), choice: choice})
-	return choice
+	return c.remembered.answer(accept, c.choose)
 }
 
 // choose parses the header and applies the rules of the package comment.
@@ -209,7 +225,7 @@ func cutUnquoted(s string, sep byte) (before, after string, closed bool) {
 
 // parseRange parses media-range [weight] [accept-ext], RFC 9110 §12.5.1.
 func parseRange(s string) (mediaRange, bool) {
-	r := mediaRange{q: 1000}
+	var r mediaRange
 	mt, params, _ := strings.Cut(s, ";")
 	mt = trimOWS(mt)
 	typ, sub, ok := strings.Cut(mt, "/")
@@ -217,6 +233,16 @@ func parseRange(s string) (mediaRange, bool) {
 		return r, false
 	}
 	r.typ, r.subtype = typ, sub
+	r.q, ok = parseWeight(params)
+	return r, ok
+}
+
+// parseWeight reads the q parameter from the parameters after an element
+// of Accept or Accept-Encoding (";" separated, without the leading ";"),
+// in thousandths; 1000 when there is none. Other well-formed parameters
+// are skipped.
+func parseWeight(params string) (q int, ok bool) {
+	q = 1000
 	for params != "" {
 		var p string
 		p, params, _ = cutUnquoted(params, ';')
@@ -227,17 +253,15 @@ func parseRange(s string) (mediaRange, bool) {
 		name, value, ok := strings.Cut(p, "=")
 		name, value = trimOWS(name), trimOWS(value)
 		if !ok || !isToken(name) || !isValue(value) {
-			return r, false
+			return 0, false
 		}
 		if strings.EqualFold(name, "q") {
-			q, ok := parseQ(value)
-			if !ok {
-				return r, false
+			if q, ok = parseQ(value); !ok {
+				return 0, false
 			}
-			r.q = q
 		}
 	}
-	return r, true
+	return q, true
 }
 
 // parseQ parses a qvalue (RFC 9110 §12.4.2): 0 to 1 with at most three
