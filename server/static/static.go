@@ -68,6 +68,10 @@ type File struct {
 	ETag string
 	// CacheControl is the Cache-Control value to send.
 	CacheControl string
+	// Text reports a text format (HTML, markdown, JSON, XML, CSS, SVG and
+	// the like), which compresses well; images, fonts and PDFs are already
+	// compressed.
+	Text bool
 }
 
 // Entry is what one URL path serves.
@@ -131,6 +135,7 @@ func Load(fsys fs.FS, opts *Options) (*Site, error) {
 			ContentType:  ctype,
 			ETag:         `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`,
 			CacheControl: cacheControl(name),
+			Text:         text,
 		}
 		return nil
 	})

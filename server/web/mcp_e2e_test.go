@@ -468,7 +468,7 @@ func TestMCPRoutes(t *testing.T) {
 			if tt.wantStatus == 405 && res.Header.Get("Allow") != "POST" {
 				t.Errorf("%s Accept %q: Allow %q", tt.method, tt.accept, res.Header.Get("Allow"))
 			}
-			if tt.wantStatus == 200 && res.Header.Get("Vary") != "Accept" {
+			if tt.wantStatus == 200 && res.Header.Get("Vary") != "Accept, Accept-Encoding" {
 				t.Errorf("%s Accept %q: Vary %q", tt.method, tt.accept, res.Header.Get("Vary"))
 			}
 		}
@@ -551,3 +551,4 @@ func BenchmarkMCPFullStack(b *testing.B) {
 		})
 	}
 }
+

@@ -68,7 +68,7 @@ func TestOneLogLinePerRequest(t *testing.T) {
 		if tt.accept != "" {
 			req.Header.Set("Accept", tt.accept)
 		}
-		res, err := http.DefaultClient.Do(req)
+		res, err := rawClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

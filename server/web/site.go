@@ -6,8 +6,12 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/studyloop/studyloop/build"
+	"github.com/studyloop/studyloop/server/compress"
 	"github.com/studyloop/studyloop/server/negotiate"
 	"github.com/studyloop/studyloop/server/static"
 )
@@ -24,12 +28,14 @@ const (
 // Accept headers a page cannot satisfy; they get the HTML page instead.
 var connectPagePaths = []string{"/mcp", "/mcp/"}
 
-// siteFiles is the built site with every response prepared at start-up, so
-// serving a request is a map lookup, an Accept choice and a copy of
+// siteFiles is the built site with every response prepared at start-up or,
+// for compressed forms, on first demand, so serving a request is a map
+// lookup, an Accept and an Accept-Encoding choice and a copy of
 // precomputed header values.
 type siteFiles struct {
 	site      *static.Site
 	chooser   *negotiate.Chooser
+	encodings negotiate.Encodings
 	resources map[string]*siteResource
 	redirects map[string]*preparedResponse
 	// notFound is the 404 answer for each built 404 page, and under the
@@ -42,15 +48,58 @@ type siteResource struct {
 	// reps holds one representation, or for a negotiated page the HTML
 	// and the markdown twin in offer order.
 	reps []*representation
-	// notAcceptable is the 406 answer of a negotiated page; nil serves
-	// the HTML page instead (the connect page at /mcp).
+	// notAcceptable is the 406 answer of a negotiated page to an Accept
+	// header that takes neither; nil serves the HTML page instead (the
+	// connect page at /mcp).
 	notAcceptable *preparedResponse
+	// noAcceptableCoding is the 406 answer to an Accept-Encoding header
+	// that refuses identity and every compressed form; nil sends identity
+	// instead (the connect page at /mcp).
+	noAcceptableCoding *preparedResponse
 }
 
+// representation is one file as a URL serves it, in each content coding.
 type representation struct {
+	file *static.File
+	// fields are sent on every 200 and 304 besides the content fields
+	// and ETag: Cache-Control, Vary and those a negotiated page adds.
+	fields   []headerField
+	identity encoded
+	// forms is nil for a file that is never compressed; otherwise the
+	// file's compressed bodies, made on first demand, and encoded holds
+	// the responses built from them.
+	forms   *compressedFile
+	encoded atomic.Pointer[encodedForms]
+}
+
+// encoded is a representation in one content coding.
+type encoded struct {
 	etag        string
 	ok          preparedResponse // 200
 	notModified preparedResponse // 304
+}
+
+// encodedForms lists a representation's codings smallest first, identity
+// last, so that negotiate.Qualities.Choose breaks a tie by size.
+type encodedForms struct {
+	codings []negotiate.Coding
+	forms   []*encoded
+}
+
+// compressedFile compresses a built file once, when a client first accepts
+// a compressed form of it: brotli 11 takes tens of milliseconds on the
+// largest files, too long for start-up, and files nobody asks for stay
+// uncompressed. Paths that serve the same file share it.
+type compressedFile struct {
+	compressor *compress.Compressor
+	body       []byte
+	once       sync.Once
+	forms      compress.Forms
+}
+
+func (c *compressedFile) get() compress.Forms {
+	c.once.Do(func() { c.forms = c.compressor.Compress(c.body) })
+	return c.forms
 }
 
 // preparedResponse is a complete response computed once.
@@ -65,8 +114,12 @@ type headerField struct {
 	value []string // len == cap, so a later Add copies instead of writing into it
 }
 
+func newHeaderField(key, value string) headerField {
+	return headerField{http.CanonicalHeaderKey(key), []string{value}[:1:1]}
+}
+
 func (p *preparedResponse) set(key, value string) {
-	p.header = append(p.header, headerField{http.CanonicalHeaderKey(key), []string{value}[:1:1]})
+	p.header = append(p.header, newHeaderField(key, value))
 }
 
 // write sends the response; HEAD gets the headers only.
@@ -102,19 +155,10 @@ func newSiteFiles(fsys fs.FS, baseURL string) (*siteFiles, error) {
 		redirects: map[string]*preparedResponse{},
 		notFound:  map[*static.File]*preparedResponse{nil: prepareNotFound(nil)},
 	}
-	// Responses are shared between the paths that serve the same entry
-	// ("/support/" and "/support"), so prepare each file once.
-	plain := map[*static.File]*representation{}
-	for _, p := range site.Paths() {
-		e, _ := site.Lookup(p)
-		if e.Twin == nil {
-			if plain[e.File] == nil {
-				plain[e.File] = prepareFile(e.File)
-			}
-			s.resources[p] = &siteResource{reps: []*representation{plain[e.File]}}
-			continue
-		}
-		s.resources[p] = preparePage(e, !slices.Contains(connectPagePaths, p))
+	p := newPreparer()
+	for _, path := range site.Paths() {
+		e, _ := site.Lookup(path)
+		s.resources[path] = p.resource(e, !slices.Contains(connectPagePaths, path))
 	}
 	for from, to := range site.Redirects() {
 		r := &preparedResponse{status: http.StatusMovedPermanently}
@@ -131,39 +175,94 @@ func newSiteFiles(fsys fs.FS, baseURL string) (*siteFiles, error) {
 	return s, nil
 }
 
-// prepareFile prepares a file that is served as it is.
-func prepareFile(f *static.File) *representation {
-	rep := &representation{etag: f.ETag}
-	rep.ok = preparedResponse{status: http.StatusOK, body: f.Body}
-	rep.ok.set("Content-Type", f.ContentType)
-	rep.ok.set("Content-Length", strconv.Itoa(len(f.Body)))
-	rep.notModified = preparedResponse{status: http.StatusNotModified}
-	for _, r := range []*preparedResponse{&rep.ok, &rep.notModified} {
-		r.set("ETag", f.ETag)
-		r.set("Cache-Control", f.CacheControl)
-		r.set("X-Content-Type-Options", "nosniff")
+// preparer builds the resources of a site. Paths that serve the same entry
+// ("/support/" and "/support") share one resource, and representations of
+// the same file share its compressed forms, so each file is compressed at
+// most once.
+type preparer struct {
+	compressor         compress.Compressor
+	resources          map[*static.File]*siteResource
+	compressed         map[*static.File]*compressedFile
+	noAcceptableCoding *preparedResponse
+}
+
+func newPreparer() *preparer {
+	r := &preparedResponse{status: http.StatusNotAcceptable}
+	r.body = []byte("406 Not Acceptable\n\nAccept-Encoding refuses identity and every coding this resource is available in.\n" +
+		"Allow identity, or one of br, zstd and gzip.\n")
+	r.set("Content-Type", "text/plain; charset=utf-8")
+	r.set("Content-Length", strconv.Itoa(len(r.body)))
+	r.set("Vary", "Accept-Encoding")
+	r.set("Cache-Control", "no-store")
+	r.set("X-Content-Type-Options", "nosniff")
+	return &preparer{
+		resources:          map[*static.File]*siteResource{},
+		compressed:         map[*static.File]*compressedFile{},
+		noAcceptableCoding: r,
 	}
+}
+
+// resource prepares what the entry answers; refuse406 is false for the
+// connect page, which answers every Accept and Accept-Encoding.
+func (p *preparer) resource(e static.Entry, refuse406 bool) *siteResource {
+	if res := p.resources[e.File]; res != nil {
+		return res
+	}
+	var res *siteResource
+	if e.Twin == nil {
+		res = &siteResource{reps: []*representation{p.representation(e.File, false)}}
+	} else {
+		res = p.page(e, refuse406)
+	}
+	if refuse406 {
+		res.noAcceptableCoding = p.noAcceptableCoding
+	}
+	p.resources[e.File] = res
+	return res
+}
+
+// representation prepares f's identity response; negotiated says whether
+// f is one of the representations of a negotiated page. extra fields go
+// on every 200 and 304.
+func (p *preparer) representation(f *static.File, negotiated bool, extra ...headerField) *representation {
+	rep := &representation{file: f}
+	if f.Text && len(f.Body) >= compress.MinSize {
+		rep.forms = p.compressed[f]
+		if rep.forms == nil {
+			rep.forms = &compressedFile{compressor: &p.compressor, body: f.Body}
+			p.compressed[f] = rep.forms
+		}
+	}
+	// A negotiated page varies on both headers whatever its size, so its
+	// two representations name the same ones.
+	var vary string
+	switch {
+	case negotiated:
+		vary = "Accept, Accept-Encoding"
+	case rep.forms != nil:
+		vary = "Accept-Encoding"
+	}
+	rep.fields = append(rep.fields, newHeaderField("Cache-Control", f.CacheControl), newHeaderField("X-Content-Type-Options", "nosniff"))
+	if vary != "" {
+		rep.fields = append(rep.fields, newHeaderField("Vary", vary))
+	}
+	rep.fields = append(rep.fields, extra...)
+	rep.identity = rep.encode(negotiate.Identity, f.Body)
 	return rep
 }
 
-// preparePage prepares the two representations of a negotiated page and,
-// when refuse406 is true, its 406 answer.
-func preparePage(e static.Entry, refuse406 bool) *siteResource {
-	html, twin := prepareFile(e.File), prepareFile(e.Twin)
-	link := "<" + e.TwinURL + `>; rel="alternate"; type="text/markdown"`
-	for _, r := range []*preparedResponse{&html.ok, &html.notModified, &twin.ok, &twin.notModified} {
-		r.set("Vary", "Accept")
+// page prepares the two representations of a negotiated page and, when
+// refuse406 is true, its 406 answer.
+func (p *preparer) page(e static.Entry, refuse406 bool) *siteResource {
+	link := newHeaderField("Link", "<"+e.TwinURL+`>; rel="alternate"; type="text/markdown"`)
+	twinFields := []headerField{newHeaderField("Content-Location", e.TwinURL)}
+	if e.Locale != "" {
+		twinFields = append(twinFields, newHeaderField("Content-Language", "en"))
 	}
-	for _, r := range []*preparedResponse{&html.ok, &html.notModified} {
-		r.set("Link", link)
-	}
-	for _, r := range []*preparedResponse{&twin.ok, &twin.notModified} {
-		r.set("Content-Location", e.TwinURL)
-		if e.Locale != "" {
-			r.set("Content-Language", "en")
-		}
-	}
-	res := &siteResource{reps: []*representation{offerHTML: html, offerMarkdown: twin}}
+	res := &siteResource{reps: []*representation{
+		offerHTML:     p.representation(e.File, true, link),
+		offerMarkdown: p.representation(e.Twin, true, twinFields...),
+	}}
 	if refuse406 {
 		r := &preparedResponse{status: http.StatusNotAcceptable}
 		r.body = []byte("406 Not Acceptable\n\nThis page is available as:\n" +
@@ -173,12 +272,81 @@ func preparePage(e static.Entry, refuse406 bool) *siteResource {
 		r.set("Content-Type", "text/plain; charset=utf-8")
 		r.set("Content-Length", strconv.Itoa(len(r.body)))
 		r.set("Vary", "Accept")
-		r.set("Link", link)
+		r.header = append(r.header, link)
 		r.set("Cache-Control", static.CachePage)
 		r.set("X-Content-Type-Options", "nosniff")
 		res.notAcceptable = r
 	}
 	return res
+}
+
+// encode prepares the representation's 200 and 304 in one coding, with
+// body already in that coding. Each coding has its own strong ETag: the
+// file's with the coding's name appended.
+func (rep *representation) encode(coding negotiate.Coding, body []byte) encoded {
+	etag := rep.file.ETag
+	if coding != negotiate.Identity {
+		etag = strings.TrimSuffix(etag, `"`) + "." + coding.String() + `"`
+	}
+	e := encoded{etag: etag}
+	e.ok = preparedResponse{status: http.StatusOK, body: body}
+	e.ok.set("Content-Type", rep.file.ContentType)
+	if coding != negotiate.Identity {
+		e.ok.set("Content-Encoding", coding.String())
+	}
+	e.ok.set("Content-Length", strconv.Itoa(len(body)))
+	e.notModified = preparedResponse{status: http.StatusNotModified}
+	for _, r := range []*preparedResponse{&e.ok, &e.notModified} {
+		r.set("ETag", etag)
+		r.header = append(r.header, rep.fields...)
+	}
+	return e
+}
+
+// choose returns the coding of rep that q prefers, or nil when q accepts
+// none. A client that accepts only identity never causes compression.
+func (rep *representation) choose(q negotiate.Qualities) *encoded {
+	if rep.forms == nil || q.Of(negotiate.Brotli)+q.Of(negotiate.Zstd)+q.Of(negotiate.Gzip) == 0 {
+		if q.Of(negotiate.Identity) == 0 {
+			return nil
+		}
+		return &rep.identity
+	}
+	forms := rep.encodedForms()
+	if i := q.Choose(forms.codings); i >= 0 {
+		return forms.forms[i]
+	}
+	return nil
+}
+
+// encodedForms returns the responses in every coding, building them on
+// first use. Two requests may build them at once; both get equal lists
+// and the later one is kept.
+func (rep *representation) encodedForms() *encodedForms {
+	if forms := rep.encoded.Load(); forms != nil {
+		return forms
+	}
+	compressed := rep.forms.get()
+	forms := &encodedForms{}
+	for _, c := range []struct {
+		coding negotiate.Coding
+		body   []byte
+	}{{negotiate.Brotli, compressed.Brotli}, {negotiate.Zstd, compressed.Zstd}, {negotiate.Gzip, compressed.Gzip}} {
+		if c.body == nil {
+			continue
+		}
+		e := rep.encode(c.coding, c.body)
+		i := len(forms.forms)
+		for i > 0 && len(forms.forms[i-1].ok.body) > len(c.body) {
+			i--
+		}
+		forms.codings = slices.Insert(forms.codings, i, c.coding)
+		forms.forms = slices.Insert(forms.forms, i, &e)
+	}
+	forms.codings = append(forms.codings, negotiate.Identity)
+	forms.forms = append(forms.forms, &rep.identity)
+	rep.encoded.Store(forms)
+	return forms
 }
 
 // prepareNotFound prepares a 404 answer with the built 404 page, or a line
@@ -221,11 +389,19 @@ func (s *siteFiles) serve(w http.ResponseWriter, r *http.Request, urlPath string
 		}
 		rep = res.reps[choice]
 	}
-	if inm := r.Header["If-None-Match"]; len(inm) > 0 && static.ETagMatches(inm, rep.etag) {
-		rep.notModified.write(w, r)
+	enc := rep.choose(s.encodings.Read(r.Header["Accept-Encoding"]))
+	if enc == nil {
+		if res.noAcceptableCoding != nil {
+			res.noAcceptableCoding.write(w, r)
+			return
+		}
+		enc = &rep.identity
+	}
+	if inm := r.Header["If-None-Match"]; len(inm) > 0 && static.ETagMatches(inm, enc.etag) {
+		enc.notModified.write(w, r)
 		return
 	}
-	rep.ok.write(w, r)
+	enc.ok.write(w, r)
 }
 
 // handleSite serves every built file from memory (GET and HEAD), negotiates

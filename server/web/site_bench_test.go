@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -62,9 +63,36 @@ var benchRequests = []struct {
 	{"not-modified", "/support/", map[string]string{"Accept": "text/markdown", "If-None-Match": "(etag)"}, 304},
 	{"not-acceptable", "/support/", map[string]string{"Accept": "application/json"}, 406},
 	{"plain-file", "/llms.txt", map[string]string{"Accept": "*/*"}, 200},
+	{"html/browser-br", "/support/", map[string]string{"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8", "Accept-Encoding": "gzip, deflate, br, zstd"}, 200},
+	{"markdown/claude-code-gzip", "/support/", map[string]string{"Accept": "text/markdown, text/html, */*", "Accept-Encoding": "gzip"}, 200},
+	{"not-modified-br", "/support/", map[string]string{"Accept": "text/markdown", "Accept-Encoding": "br", "If-None-Match": "(etag)"}, 304},
+	{"plain-file-br", "/llms-full.txt", map[string]string{"Accept-Encoding": "gzip, deflate, br, zstd"}, 200},
+	{"plain-file-zstd", "/llms-full.txt", map[string]string{"Accept-Encoding": "zstd"}, 200},
+	{"no-coding-acceptable", "/llms-full.txt", map[string]string{"Accept-Encoding": "deflate, identity;q=0"}, 406},
 }
 
-func newBenchSite(b *testing.B) *siteFiles {
+// TestSiteServesWithoutAllocating serves every kind of answer of the
+// benchmarks, compressed forms included once made, and fails on any
+// allocation in the handler.
+func TestSiteServesWithoutAllocating(t *testing.T) {
+	site := handleSite(newBenchSite(t))
+	for _, br := range benchRequests {
+		req, want := newBenchRequest(t, site, br.path, br.header, br.status)
+		w := &benchWriter{header: http.Header{}}
+		allocs := testing.AllocsPerRun(100, func() {
+			w.reset()
+			site.ServeHTTP(w, req)
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %v allocations per request", br.name, allocs)
+		}
+		if w.status != br.status || !bytes.Equal(w.body, want.Body.Bytes()) {
+			t.Errorf("%s: status %d and %d bytes, want %d and %d", br.name, w.status, len(w.body), br.status, want.Body.Len())
+		}
+	}
+}
+
+func newBenchSite(b testing.TB) *siteFiles {
 	b.Helper()
 	site, err := newSiteFiles(builtSite(b), "https://study.example")
 	if err != nil {
@@ -74,16 +102,20 @@ func newBenchSite(b *testing.B) *siteFiles {
 }
 
 // newBenchRequest builds the request and the response the site gives it.
-func newBenchRequest(b *testing.B, site http.Handler, path string, header map[string]string, status int) (*http.Request, *httptest.ResponseRecorder) {
+func newBenchRequest(b testing.TB, site http.Handler, path string, header map[string]string, status int) (*http.Request, *httptest.ResponseRecorder) {
 	b.Helper()
 	req := httptest.NewRequest(http.MethodGet, path, nil)
 	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	// "(etag)" stands for the ETag of the answer to the other headers.
+	for k, v := range header {
 		if v == "(etag)" {
+			req.Header.Del(k)
 			rec := httptest.NewRecorder()
 			site.ServeHTTP(rec, req)
-			v = rec.Header().Get("ETag")
+			req.Header.Set(k, rec.Header().Get("ETag"))
 		}
-		req.Header.Set(k, v)
 	}
 	rec := httptest.NewRecorder()
 	site.ServeHTTP(rec, req)
