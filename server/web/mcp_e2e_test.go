@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/oauth2"
 
@@ -552,3 +554,72 @@ func BenchmarkMCPFullStack(b *testing.B) {
 	}
 }
 
+// TestMCPCompressesLargeAnswers posts tools/list, an answer of several
+// KiB, with each Accept-Encoding: a client that sends none gets plain
+// JSON, one that accepts zstd or gzip gets it compressed, and all decode
+// to the same answer.
+func TestMCPCompressesLargeAnswers(t *testing.T) {
+	s := startAuthServer(t, storetest.Open(t, "sqlite"), nil)
+	token := mcpAccessToken(t, s, "compress@example.com")
+	post := func(transport http.RoundTripper, acceptEncoding string) (*http.Response, []byte) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, s.base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if acceptEncoding != "" {
+			req.Header.Set("Accept-Encoding", acceptEncoding)
+		}
+		res, err := transport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, body
+	}
+	raw := &http.Transport{DisableCompression: true}
+	res, plain := post(raw, "")
+	if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != "" || !json.Valid(plain) || len(plain) < 1400 {
+		t.Fatalf("no Accept-Encoding: status %d, Content-Encoding %q, %d bytes of JSON: %v", res.StatusCode, res.Header.Get("Content-Encoding"), len(plain), json.Valid(plain))
+	}
+	tests := []struct{ acceptEncoding, want string }{
+		{"gzip", "gzip"},
+		{"zstd", "zstd"},
+		{"gzip, deflate, br, zstd", "zstd"},
+		{"br", ""},
+		{"gzip;q=0", ""},
+	}
+	for _, tt := range tests {
+		res, body := post(raw, tt.acceptEncoding)
+		if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != tt.want || !strings.Contains(res.Header.Get("Vary"), "Accept-Encoding") {
+			t.Errorf("Accept-Encoding %q: status %d, Content-Encoding %q, Vary %q; want %q", tt.acceptEncoding, res.StatusCode, res.Header.Get("Content-Encoding"), res.Header.Get("Vary"), tt.want)
+			continue
+		}
+		if tt.want == "zstd" {
+			d, err := zstd.NewReader(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err = d.DecodeAll(body, nil)
+			d.Close()
+			if err != nil {
+				t.Fatalf("zstd: %v", err)
+			}
+		}
+		if tt.want != "gzip" && !bytes.Equal(body, plain) {
+			t.Errorf("Accept-Encoding %q: decoded answer differs from the plain one", tt.acceptEncoding)
+		}
+	}
+	// Go's own transport asks for gzip and decodes it.
+	res, body := post(http.DefaultTransport, "")
+	if !res.Uncompressed || !bytes.Equal(body, plain) {
+		t.Errorf("gzip through Go's transport: decoded %v, same answer %v", res.Uncompressed, bytes.Equal(body, plain))
+	}
+}

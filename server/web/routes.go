@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/studyloop/studyloop/server/account"
+	"github.com/studyloop/studyloop/server/compress"
 	"github.com/studyloop/studyloop/server/mcp"
 	"github.com/studyloop/studyloop/server/oauth"
 	"github.com/studyloop/studyloop/server/session"
@@ -69,12 +70,18 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	// foreign Host or Origin (DNS rebinding, 403) and answers CORS
 	// preflights before any token check; POST needs a bearer access token.
 	// GET /mcp answers 405 to a client asking for the SSE stream and the
-	// negotiated connect page (never 406) to everyone else.
+	// negotiated connect page (never 406) to everyone else. Answers of
+	// 1400 bytes or more go out compressed when the client accepts zstd
+	// or gzip.
 	mcpRoutes, err := newMCPHandlers(d, site.site)
 	if err != nil {
 		return err
 	}
-	mux.Handle("POST /mcp", mcpRoutes.guard(oauth.RequireToken(authServer, d.Config)(mcpRoutes.endpoint)))
+	compressed, err := compress.Responses()
+	if err != nil {
+		return err
+	}
+	mux.Handle("POST /mcp", mcpRoutes.guard(oauth.RequireToken(authServer, d.Config)(compressed(mcpRoutes.endpoint))))
 	mux.Handle("OPTIONS /mcp", mcpRoutes.guard(nil))
 	mux.Handle("DELETE /mcp", mcpRoutes.guard(mcp.HandleMethodNotAllowed()))
 	mux.Handle("GET /mcp", mcp.HandleGet(handleConnectPage(site)))
