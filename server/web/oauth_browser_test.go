@@ -113,3 +113,63 @@ func TestOAuthInChromium(t *testing.T) {
 		t.Fatalf("the token from the browser flow: %d", status)
 	}
 }
+
+// TestCIMDConsentInChromium: a client named by its metadata document gets
+// a consent page on which a real browser shows its name and, in plain
+// sight, the document's host; approving sends the code to its loopback
+// redirect URI.
+func TestCIMDConsentInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	doc := startDocServer(t)
+	s := startAuthServerTrusting(t, storetest.Open(t, "sqlite"), nil, doc.roots())
+	received := make(chan url.Values, 1)
+	client := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case received <- r.URL.Query():
+		default:
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte("<!doctype html><title>Connected</title><p id=done>Connected.</p>")) //nolint:errcheck
+	}))
+	defer client.Close()
+	conf := s.oauthConfig(doc.clientID)
+	conf.RedirectURL = client.URL + "/callback"
+	authURL, _ := pkceAuthURL(conf, "cimd-state")
+
+	ctx := browsertest.New(t, 90*time.Second)
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(s.base+"/signup"),
+		chromedp.SendKeys(chromedp.ID("email"), "cimd-chromium@example.com"),
+		chromedp.SendKeys(chromedp.ID("password"), "a password typed in Chromium"),
+		chromedp.Click(chromedp.CSS(`form button[type="submit"]`)),
+		chromedp.WaitNotPresent(chromedp.ID("password")),
+		chromedp.Navigate(authURL),
+		chromedp.WaitVisible(chromedp.CSS(`button[value="approve"]`)),
+	); err != nil {
+		t.Fatalf("sign up and authorize: %v", err)
+	}
+	host, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(".client-host")))
+	if err != nil || host != doc.host() {
+		t.Fatalf("the document's host as shown: %q (%v), want %q", host, err, doc.host())
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(".client-host"))); err != nil {
+		t.Fatalf("the document's host is not visible: %v", err)
+	}
+	consent, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("main")))
+	if err != nil || !strings.Contains(consent, "Docs Agent") || strings.Contains(consent, "self-registered") {
+		t.Fatalf("consent page (%v): %q", err, consent)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`button[value="approve"]`)), chromedp.WaitVisible(chromedp.ID("done"))); err != nil {
+		t.Fatalf("approve: %v", err)
+	}
+	select {
+	case q := <-received:
+		if q.Get("code") == "" || q.Get("state") != "cimd-state" {
+			t.Fatalf("authorization response %v", q)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the loopback redirect URI received nothing")
+	}
+}
