@@ -112,6 +112,7 @@ func (f *docFetcher) describe(err error) *fetchError {
 	var fe *fetchError
 	var certErr *tls.CertificateVerificationError
 	var netErr net.Error
+	var opErr *net.OpError
 	switch {
 	case errors.As(err, &fe):
 		return fe
@@ -119,6 +120,8 @@ func (f *docFetcher) describe(err error) *fetchError {
 		return fetchErrorf("its TLS certificate could not be verified")
 	case errors.As(err, &netErr) && netErr.Timeout():
 		return fetchErrorf("it was not fetched within %v", f.timeout)
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		return fetchErrorf("its host did not accept a connection")
 	}
 	return fetchErrorf("it could not be fetched")
 }

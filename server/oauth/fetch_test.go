@@ -332,6 +332,14 @@ func TestFetch(t *testing.T) {
 		}
 	}
 
+	// Nothing listening on the port.
+	closed := httptest.NewUnstartedServer(http.NotFoundHandler())
+	closedURL := "https://" + closed.Listener.Addr().String() + "/client.json"
+	closed.Listener.Close()
+	if _, _, err := f.fetch(context.Background(), closedURL); err == nil || !strings.Contains(err.Error(), "did not accept a connection") {
+		t.Fatalf("closed port: %v", err)
+	}
+
 	// A fetcher that trusts no CA at all.
 	if _, _, err := newDocFetcher(x509.NewCertPool(), timeout).fetch(context.Background(), srv.URL+"/ok"); err == nil || !strings.Contains(err.Error(), "TLS certificate") {
 		t.Fatalf("untrusted certificate: %v", err)
