@@ -80,8 +80,8 @@ func (d *docServer) host() string { return strings.TrimPrefix(d.srv.URL, "https:
 
 // TestCIMDEndToEnd runs a client that names itself by its metadata
 // document through authorization, consent, the code exchange, /mcp with
-// the official go-sdk client (at 2026-07-28, and at 2025-11-25 after) and
-// a refresh, on both databases.
+// the official go-sdk client (at 2026-07-28, and at 2025-11-25 after), a
+// refresh and a revocation, on both databases.
 func TestCIMDEndToEnd(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		doc := startDocServer(t)
@@ -133,6 +133,14 @@ func TestCIMDEndToEnd(t *testing.T) {
 		// The student's list of connected assistants names it.
 		if p := b.get(t, "/app/assistants"); p.status != http.StatusOK || !strings.Contains(p.body, "Docs Agent") {
 			t.Fatalf("connected assistants: %d %.300s", p.status, p.body)
+		}
+
+		// The client ends its grant, naming itself by its document's URL.
+		if status, body := s.revoke(t, url.Values{"token": {refreshed.RefreshToken}, "client_id": {doc.clientID}}); status != http.StatusOK {
+			t.Fatalf("revoke: %d %v", status, body)
+		}
+		if status, _, _ := s.protected(t, refreshed.AccessToken); status != http.StatusUnauthorized {
+			t.Fatalf("access token after the revocation: %d, want 401", status)
 		}
 	})
 }
