@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/studyloop/studyloop/server/studyloop"
 )
 
 // Config is the whole runtime configuration.
@@ -51,6 +53,9 @@ type Config struct {
 	// RefreshTokenTTL is the lifetime of refresh tokens (REFRESH_TOKEN_TTL,
 	// default 720h, thirty days).
 	RefreshTokenTTL time.Duration
+	// Quotas bound what one account may create and upload (QUOTA_*
+	// variables, see README "Limits and fair use"; 0 turns one off).
+	Quotas studyloop.Quotas
 	// Workers is the number of study-processing workers in this process
 	// (WORKERS, default 1; 0 disables processing here).
 	Workers int
@@ -69,6 +74,14 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		AccessTokenTTL:    time.Hour,
 		RefreshTokenTTL:   30 * 24 * time.Hour,
 		Workers:           1,
+		Quotas: studyloop.Quotas{
+			StudiesPerHour:    60,
+			StudiesPerDay:     300,
+			StoredChars:       50_000_000,
+			UploadFilesPerDay: 200,
+			UploadPagesPerDay: 2_000,
+			UploadBytesPerDay: 1 << 30,
+		},
 	}
 	var errs []string
 	u, err := url.Parse(c.BaseURL)
@@ -113,6 +126,11 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		{"REGISTER_RATE_LIMIT", &c.RegisterRateLimit},
 		{"SIGNUP_RATE_LIMIT", &c.SignUpRateLimit},
 		{"WORKERS", &c.Workers},
+		{"QUOTA_STUDIES_PER_HOUR", &c.Quotas.StudiesPerHour},
+		{"QUOTA_STUDIES_PER_DAY", &c.Quotas.StudiesPerDay},
+		{"QUOTA_STORED_CHARS", &c.Quotas.StoredChars},
+		{"QUOTA_UPLOAD_FILES_PER_DAY", &c.Quotas.UploadFilesPerDay},
+		{"QUOTA_UPLOAD_PAGES_PER_DAY", &c.Quotas.UploadPagesPerDay},
 	}
 	for _, n := range ints {
 		if v := getenv(n.name); v != "" {
@@ -122,6 +140,14 @@ func FromEnv(getenv func(string) string) (Config, error) {
 				continue
 			}
 			*n.dst = parsed
+		}
+	}
+	if v := getenv("QUOTA_UPLOAD_MIB_PER_DAY"); v != "" {
+		mib, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || mib < 0 || mib > 1<<40 {
+			errs = append(errs, fmt.Sprintf("QUOTA_UPLOAD_MIB_PER_DAY %q must be a whole number of MiB, 0 or more", v))
+		} else {
+			c.Quotas.UploadBytesPerDay = mib << 20
 		}
 	}
 	switch c.LogLevel {

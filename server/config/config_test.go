@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/studyloop/studyloop/server/studyloop"
 )
 
 func env(m map[string]string) func(string) string {
@@ -23,6 +25,10 @@ func TestFromEnvDefaults(t *testing.T) {
 	}
 	if c.Secure() {
 		t.Fatal("http base URL reported secure")
+	}
+	wantQuotas := studyloop.Quotas{StudiesPerHour: 60, StudiesPerDay: 300, StoredChars: 50_000_000, UploadFilesPerDay: 200, UploadPagesPerDay: 2000, UploadBytesPerDay: 1 << 30}
+	if c.Quotas != wantQuotas {
+		t.Fatalf("quotas = %+v, want %+v", c.Quotas, wantQuotas)
 	}
 }
 
@@ -49,6 +55,12 @@ func TestFromEnv(t *testing.T) {
 				t.Errorf("SignUpRateLimit = %d", c.SignUpRateLimit)
 			}
 		}},
+		{"quotas", map[string]string{"QUOTA_STUDIES_PER_HOUR": "0", "QUOTA_STORED_CHARS": "1000", "QUOTA_UPLOAD_MIB_PER_DAY": "3"}, "", func(t *testing.T, c Config) {
+			if c.Quotas.StudiesPerHour != 0 || c.Quotas.StudiesPerDay != 300 || c.Quotas.StoredChars != 1000 || c.Quotas.UploadBytesPerDay != 3<<20 {
+				t.Errorf("Quotas = %+v", c.Quotas)
+			}
+		}},
+		{"bad upload quota", map[string]string{"QUOTA_UPLOAD_MIB_PER_DAY": "1.5"}, "QUOTA_UPLOAD_MIB_PER_DAY", nil},
 		{"bad db", map[string]string{"DATABASE_URL": "mysql://x"}, "DATABASE_URL", nil},
 		{"bad level", map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL", nil},
 		{"allowed hosts", map[string]string{"ALLOWED_HOSTS": "A.example, b.example,"}, "", func(t *testing.T, c Config) {

@@ -84,6 +84,20 @@ func (x *Extractor) PDF(ctx context.Context, data []byte, selection string) ([]P
 	return parts, nil
 }
 
+// PDFPageCount checks data as a whole PDF upload, as PDF does, and returns
+// its number of pages, so that an upload can be judged before it is queued.
+func (x *Extractor) PDFPageCount(ctx context.Context, data []byte) (int, error) {
+	if err := x.PDFAvailable(); err != nil {
+		return 0, err
+	}
+	dir, path, err := x.pdfFile(data)
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	return x.pageCount(ctx, path)
+}
+
 func hasText(parts []Part) bool {
 	for _, p := range parts {
 		if p.Text != "" {

@@ -339,7 +339,7 @@ func domainError(err error, studyID string) error {
 	switch studyloop.ErrorCode(err) {
 	case studyloop.ENOTFOUND:
 		return studyNotFound(studyID)
-	case studyloop.EINVALID, studyloop.ETOOLARGE, studyloop.ECONFLICT:
+	case studyloop.EINVALID, studyloop.ETOOLARGE, studyloop.ECONFLICT, studyloop.EQUOTA:
 		return &toolError{msg: studyloop.ErrorMessage(err)}
 	}
 	return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/uptrace/bun"
 
@@ -38,7 +39,8 @@ type partRow struct {
 // CreateUploadStudy stores a new study of the user made from uploaded
 // files, with status uploaded and no text yet, and its files, in one
 // transaction. The caller checks the files' content and limits; storage
-// refuses only an empty list or an unknown kind (EINVALID), storing nothing.
+// refuses an empty list or an unknown kind (EINVALID) and an upload over
+// one of the account's quotas (*studyloop.QuotaError), storing nothing.
 func (db *DB) CreateUploadStudy(ctx context.Context, userID int64, title string, uploads []studyloop.Upload) (studyloop.Study, error) {
 	if len(uploads) == 0 {
 		return studyloop.Study{}, studyloop.Errorf(studyloop.EINVALID, "No files were uploaded.")
@@ -54,29 +56,9 @@ func (db *DB) CreateUploadStudy(ctx context.Context, userID int64, title string,
 	if err != nil {
 		return studyloop.Study{}, err
 	}
-	t := now()
-	row := newStudyRow{studyRow: studyRow{
-		ID:        newStudyID(),
-		UserID:    userID,
-		Title:     title,
-		Status:    string(studyloop.StatusUploaded),
-		CreatedAt: t,
-		UpdatedAt: t,
-	}}
-	err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.NewInsert().Model(&row).Exec(ctx); err != nil {
-			return err
-		}
-		for i, u := range uploads {
-			src := sourceRow{StudyID: row.ID, Position: i, Kind: u.Kind, Pages: u.Pages, Data: u.Data}
-			if _, err := tx.NewInsert().Model(&src).Exec(ctx); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return studyloop.Study{}, fmt.Errorf("store: create upload study: %w", err)
+	row := newStudyRow{studyRow: studyRow{Title: title}}
+	if err := db.insertStudy(ctx, userID, &row, studyloop.Usage(uploads), uploads); err != nil {
+		return studyloop.Study{}, err
 	}
 	return row.study(), nil
 }
@@ -111,7 +93,8 @@ func (db *DB) SetStudyText(ctx context.Context, id, owner, text string, parts []
 		}
 	}
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		res, err := tx.NewRaw(`UPDATE studies SET text = ?, updated_at = ? WHERE `+held, text, now(), id, owner).Exec(ctx)
+		res, err := tx.NewRaw(`UPDATE studies SET text = ?, chars = ?, extract_pending = FALSE, updated_at = ? WHERE `+held,
+			text, utf8.RuneCountInString(text), now(), id, owner).Exec(ctx)
 		if err != nil {
 			return err
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/uptrace/bun/migrate"
 
 	"github.com/studyloop/studyloop/server/store/migrations"
+	"github.com/studyloop/studyloop/server/studyloop"
 )
 
 // DB is an open database, with a bounded in-process cache of what mastery
@@ -30,6 +31,7 @@ import (
 type DB struct {
 	*bun.DB
 	mastery *masteryCache
+	quotas  studyloop.Quotas // see WithQuotas
 }
 
 // Open connects to the database named by url: "sqlite:PATH" (the directory

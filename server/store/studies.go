@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/uptrace/bun"
 
@@ -79,7 +80,12 @@ func (r studyRow) study() studyloop.Study {
 type newStudyRow struct {
 	bun.BaseModel `bun:"table:studies"`
 	studyRow
-	Text       string     `bun:"text"`
+	Text           string     `bun:"text"`
+	Chars          int        `bun:"chars"`
+	UploadFiles    int        `bun:"upload_files"`
+	UploadPages    int        `bun:"upload_pages"`
+	UploadBytes    int64      `bun:"upload_bytes"`
+	ExtractPending bool       `bun:"extract_pending"`
 	Attempts   int        `bun:"attempts"`
 	LeaseOwner string     `bun:"lease_owner"`
 	LeaseUntil *time.Time `bun:"lease_until"`
@@ -127,7 +133,9 @@ func newStudyID() string { return "st_" + strings.ToLower(rand.Text()) }
 
 // CreateStudy validates text and title and stores a new study of the user
 // with status uploaded, ready to be claimed. Invalid input returns the
-// validation *studyloop.Error and stores nothing.
+// validation *studyloop.Error, and a study over one of the account's
+// quotas (WithQuotas) a *studyloop.QuotaError; either way nothing is
+// stored.
 func (db *DB) CreateStudy(ctx context.Context, userID int64, title, text string) (studyloop.Study, error) {
 	if err := studyloop.ValidateStudyText(text); err != nil {
 		return studyloop.Study{}, err
@@ -136,22 +144,42 @@ func (db *DB) CreateStudy(ctx context.Context, userID int64, title, text string)
 	if err != nil {
 		return studyloop.Study{}, err
 	}
-	t := now()
-	row := newStudyRow{
-		studyRow: studyRow{
-			ID:        newStudyID(),
-			UserID:    userID,
-			Title:     title,
-			Status:    string(studyloop.StatusUploaded),
-			CreatedAt: t,
-			UpdatedAt: t,
-		},
-		Text: text,
-	}
-	if _, err := db.NewInsert().Model(&row).Exec(ctx); err != nil {
-		return studyloop.Study{}, fmt.Errorf("store: create study: %w", err)
+	row := newStudyRow{studyRow: studyRow{Title: title}, Text: text, Chars: utf8.RuneCountInString(text)}
+	if err := db.insertStudy(ctx, userID, &row, studyloop.UploadUsage{}, nil); err != nil {
+		return studyloop.Study{}, err
 	}
 	return row.study(), nil
+}
+
+// insertStudy stores row as a new study of the user, with status uploaded,
+// and its uploads, in one transaction, after checking the quotas for it.
+func (db *DB) insertStudy(ctx context.Context, userID int64, row *newStudyRow, usage studyloop.UploadUsage, uploads []studyloop.Upload) error {
+	t := now()
+	row.ID, row.UserID, row.Status, row.CreatedAt, row.UpdatedAt = newStudyID(), userID, string(studyloop.StatusUploaded), t, t
+	row.UploadFiles, row.UploadPages, row.UploadBytes = usage.Files, usage.Pages, usage.Bytes
+	row.ExtractPending = len(uploads) > 0
+	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := db.lockUser(ctx, tx, userID); err != nil {
+			return err
+		}
+		if err := db.checkQuotas(ctx, tx, userID, t, row.Chars, usage); err != nil {
+			return err
+		}
+		if _, err := tx.NewInsert().Model(row).Exec(ctx); err != nil {
+			return err
+		}
+		for i, u := range uploads {
+			src := sourceRow{StudyID: row.ID, Position: i, Kind: u.Kind, Pages: u.Pages, Data: u.Data}
+			if _, err := tx.NewInsert().Model(&src).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil && studyloop.ErrorCode(err) == studyloop.EINTERNAL {
+		return fmt.Errorf("store: create study: %w", err)
+	}
+	return err
 }
 
 // GetStudy returns the user's study with the given id. A study of another

@@ -27,5 +27,9 @@ func SourceLabels(parts []SourcePart, s Span) []string {
 type Upload struct {
 	Kind  string // what the content is: "pdf", "jpeg", "png" or "heic"
 	Pages string // PDFs: the page selection, e.g. "3-7, 10"; "" for all
-	Data  []byte
+	// PageCount is how many pages the file is read as: the selected pages
+	// of a PDF, 1 for a photo. It counts against the upload quota and is
+	// the total of the study's progress.
+	PageCount int
+	Data      []byte
 }

@@ -34,8 +34,10 @@ type Deps struct {
 	ClientMetadataTestRoots *x509.CertPool
 }
 
-// NewServer returns the whole service as one http.Handler.
+// NewServer returns the whole service as one http.Handler. Studies created
+// through it are held to the account quotas of d.Config.
 func NewServer(d Deps) (http.Handler, error) {
+	d.DB = d.DB.WithQuotas(d.Config.Quotas)
 	mux := http.NewServeMux()
 	if err := addRoutes(mux, d); err != nil {
 		return nil, err

@@ -1,11 +1,14 @@
 package webapp
 
 import (
+	"errors"
 	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
+	"github.com/studyloop/studyloop/server/ratelimit"
 	"github.com/studyloop/studyloop/server/studyloop"
 	"github.com/studyloop/studyloop/templates"
 )
@@ -92,7 +95,11 @@ func (a *App) renderHome(w http.ResponseWriter, r *http.Request, status int, for
 // formFailed shows /app again with the form's values and the reason it
 // was refused, or the error page for internal errors.
 func (a *App) formFailed(w http.ResponseWriter, r *http.Request, form homeForm, err error) {
-	if code := studyloop.ErrorCode(err); code == studyloop.EINVALID || code == studyloop.ETOOLARGE {
+	var quota *studyloop.QuotaError
+	if errors.As(err, &quota) && !quota.RetryAt.IsZero() {
+		w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfterSeconds(time.Until(quota.RetryAt))))
+	}
+	if code := studyloop.ErrorCode(err); code == studyloop.EINVALID || code == studyloop.ETOOLARGE || code == studyloop.EQUOTA {
 		form.err = err
 		a.renderHome(w, r, statusFor(code), form)
 		return

@@ -165,9 +165,10 @@ func defaultTitle(title string, files []uploadedFile, fallback string) string {
 }
 
 // CreateFromPDF creates a study from an uploaded PDF and a page selection
-// such as "3-7, 10" (blank: every page). The file is checked by content
-// and size and the selection by its form at once; the study is stored
-// with status uploaded and the PDF, and a worker reads the pages. Errors
+// such as "3-7, 10" (blank: every page). The file is checked by content,
+// size and page count (pdfinfo) and the selection against the pages at
+// once; the study is stored with status uploaded and the PDF, and a worker
+// reads the pages. Errors
 // show the form again with the reason. POST /app/studies/pdf, after
 // ParseUpload.
 func (a *App) CreateFromPDF() http.Handler {
@@ -183,15 +184,22 @@ func (a *App) CreateFromPDF() http.Handler {
 			err = studyloop.Errorf(studyloop.EINVALID, "%s is a photo, not a PDF; upload it with the photo form.", files[0].name)
 		}
 		if err == nil && pages != "" {
-			// The form of the selection is checked now; whether its pages
-			// exist is known once the PDF is read.
+			// The form of the selection first, without running a tool.
 			_, err = extract.ParsePages(pages, math.MaxInt32)
+		}
+		var count int
+		if err == nil {
+			count, err = a.extractor.PDFPageCount(r.Context(), files[0].data)
+		}
+		var selected []int
+		if err == nil {
+			selected, err = extract.ParsePages(pages, count)
 		}
 		if err != nil {
 			a.formFailed(w, r, form, err)
 			return
 		}
-		upload := studyloop.Upload{Kind: string(extract.KindPDF), Pages: pages, Data: files[0].data}
+		upload := studyloop.Upload{Kind: string(extract.KindPDF), Pages: pages, PageCount: len(selected), Data: files[0].data}
 		a.createUploadStudy(w, r, form, defaultTitle(title, files, "PDF"), []studyloop.Upload{upload})
 	})
 }
@@ -219,7 +227,7 @@ func (a *App) CreateFromPhotos() http.Handler {
 				a.formFailed(w, r, form, studyloop.Errorf(studyloop.EINVALID, "%s is a PDF, not a photo; upload it with the PDF form.", f.name))
 				return
 			}
-			uploads[i] = studyloop.Upload{Kind: string(f.kind), Data: f.data}
+			uploads[i] = studyloop.Upload{Kind: string(f.kind), PageCount: 1, Data: f.data}
 		}
 		a.createUploadStudy(w, r, form, defaultTitle(title, files, "Photos"), uploads)
 	})

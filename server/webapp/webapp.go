@@ -99,6 +99,8 @@ func statusFor(code string) int {
 		return http.StatusRequestEntityTooLarge
 	case studyloop.ECONFLICT:
 		return http.StatusConflict
+	case studyloop.EQUOTA:
+		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError
 }

@@ -1,0 +1,61 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/studyloop/studyloop/server/store"
+	"github.com/studyloop/studyloop/server/store/storetest"
+)
+
+// TestStudyQuotaOnBothSurfaces: with QUOTA_STUDIES_PER_HOUR=2, the second
+// study of the hour is the last allowed, whether made by an agent or in
+// the web app; the third gets a tool error on /mcp and a 429 page in the
+// web app, each saying when to try again, and nothing is stored.
+func TestStudyQuotaOnBothSurfaces(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		s := startAuthServer(t, db, map[string]string{"QUOTA_STUDIES_PER_HOUR": "2"})
+		cs, _ := connectMCP(t, s, mcpAccessToken(t, s, "agent@example.com"))
+		text := map[string]any{"text": "Osmosis moves water across a membrane."}
+		for i := range 2 {
+			if _, res := callJSON[map[string]any](t, cs, "create_study", text); res.IsError {
+				t.Fatalf("study %d: %s", i+1, toolErrorText(t, res))
+			}
+		}
+		_, res := callJSON[map[string]any](t, cs, "create_study", text)
+		msg := toolErrorText(t, res)
+		for _, want := range []string{"Quota reached: 2 studies were created in the last hour", "Try again in 60 minutes (at ", "Nothing was stored."} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("tool error %q lacks %q", msg, want)
+			}
+		}
+		list, _ := callJSON[struct {
+			Studies []any `json:"studies"`
+		}](t, cs, "list_studies", nil)
+		if len(list.Studies) != 2 {
+			t.Fatalf("%d studies listed after the refusal, want 2", len(list.Studies))
+		}
+
+		b := newBrowser(t, s)
+		b.signUp(t, "", "web@example.com", "long enough password")
+		csrf := b.get(t, "/app").csrf(t)
+		post := func(text string) page {
+			return b.post(t, "/app/studies", url.Values{"csrf_token": {csrf}, "title": {"Cells"}, "text": {text}})
+		}
+		for i := range 2 {
+			if p := post("A cell is the smallest unit of life."); p.status != http.StatusSeeOther {
+				t.Fatalf("web study %d: %d", i+1, p.status)
+			}
+		}
+		p := post("Mitochondria make ATP.")
+		if p.status != http.StatusTooManyRequests || !strings.Contains(p.body, "Quota reached: 2 studies were created in the last hour") || !strings.Contains(p.body, "Mitochondria make ATP.") {
+			t.Fatalf("third web study: %d, want 429 with the quota message and the text kept in the form: %.400s", p.status, p.body)
+		}
+		if secs, err := strconv.Atoi(p.header.Get("Retry-After")); err != nil || secs < 3590 || secs > 3600 {
+			t.Errorf("Retry-After %q, want about an hour", p.header.Get("Retry-After"))
+		}
+	})
+}
