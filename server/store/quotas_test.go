@@ -155,7 +155,7 @@ func TestUploadQuotas(t *testing.T) {
 			[][]studyloop.Upload{{pdf(6, 1)}, {pdf(3, 1), photo(1)}}, []studyloop.Upload{photo(1)},
 			"this upload would pass the 10 pages and photos a day"},
 		{"bytes", studyloop.Quotas{UploadBytesPerDay: 2 << 20},
-			[][]studyloop.Upload{{pdf(1, 1 << 20)}, {photo(1 << 20)}}, []studyloop.Upload{photo(1)},
+			[][]studyloop.Upload{{pdf(1, 1<<20)}, {photo(1 << 20)}}, []studyloop.Upload{photo(1)},
 			"this upload would pass the 2 MiB a day"},
 		{"one upload over the daily quota", studyloop.Quotas{UploadPagesPerDay: 10},
 			nil, []studyloop.Upload{pdf(11, 1)},

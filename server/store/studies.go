@@ -86,9 +86,9 @@ type newStudyRow struct {
 	UploadPages    int        `bun:"upload_pages"`
 	UploadBytes    int64      `bun:"upload_bytes"`
 	ExtractPending bool       `bun:"extract_pending"`
-	Attempts   int        `bun:"attempts"`
-	LeaseOwner string     `bun:"lease_owner"`
-	LeaseUntil *time.Time `bun:"lease_until"`
+	Attempts       int        `bun:"attempts"`
+	LeaseOwner     string     `bun:"lease_owner"`
+	LeaseUntil     *time.Time `bun:"lease_until"`
 }
 
 // claimRow is what a claim returns.

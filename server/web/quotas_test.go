@@ -18,7 +18,7 @@ import (
 func TestStudyQuotaOnBothSurfaces(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		s := startAuthServer(t, db, map[string]string{"QUOTA_STUDIES_PER_HOUR": "2"})
-		cs, _ := connectMCP(t, s, mcpAccessToken(t, s, "agent@example.com"))
+		cs, _ := connectMCP(t, s, mcpAccessToken(t, s, "agent@example.com"), "2025-11-25")
 		text := map[string]any{"text": "Osmosis moves water across a membrane."}
 		for i := range 2 {
 			if _, res := callJSON[map[string]any](t, cs, "create_study", text); res.IsError {
