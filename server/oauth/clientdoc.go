@@ -2,7 +2,6 @@ package oauth
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -216,11 +215,9 @@ func (s *Server) metadataClient(ctx context.Context, requester, clientID string)
 			retryAfter: wait,
 		}
 	}
-	body, header, err := s.fetcher.fetch(ctx, clientID)
-	if fe := (*fetchError)(nil); errors.As(err, &fe) {
-		return nil, &documentError{problem: fe.problem}
-	} else if err != nil {
-		return nil, err
+	body, header, ferr := s.fetcher.fetch(ctx, clientID)
+	if ferr != nil {
+		return nil, &documentError{problem: ferr.problem}
 	}
 	client, problem := parseClientDocument(clientID, body)
 	if problem != "" {

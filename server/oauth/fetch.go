@@ -74,7 +74,7 @@ func newDocFetcher(testRoots *x509.CertPool, timeout time.Duration) *docFetcher 
 
 // fetch GETs an https URL and returns the body of a 200 answer (at most
 // maxDocumentBytes) and its header.
-func (f *docFetcher) fetch(ctx context.Context, rawURL string) ([]byte, http.Header, error) {
+func (f *docFetcher) fetch(ctx context.Context, rawURL string) ([]byte, http.Header, *fetchError) {
 	if !strings.HasPrefix(rawURL, "https://") {
 		return nil, nil, fetchErrorf("only https documents are fetched")
 	}

@@ -286,6 +286,7 @@ func TestFetch(t *testing.T) {
 		case "/exact":
 			w.Write([]byte(exact))
 		case "/over":
+			w.Header().Set("Content-Length", strconv.Itoa(maxDocumentBytes+1)) // refused before reading
 			w.Write([]byte(exact + "x"))
 		case "/over-chunked":
 			w.Write([]byte(exact))
