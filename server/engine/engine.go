@@ -104,11 +104,16 @@ func NewOffline(opts *Options) (*Offline, error) {
 }
 
 // Generate extracts the topics of text and the questions about them. It
-// fails with a studyloop.EINVALID error when the text holds nothing to ask
-// about, and with ctx's error when ctx ends first.
+// fails with a studyloop.EINVALID error when the text is mostly not in
+// English or holds nothing to ask about, and with ctx's error when ctx
+// ends first.
 func (g *Offline) Generate(ctx context.Context, title, text string) (studyloop.Extraction, error) {
 	if err := ctx.Err(); err != nil {
 		return studyloop.Extraction{}, err
+	}
+	if lang, sure := mainLanguage(text); sure && lang != "English" {
+		return studyloop.Extraction{}, studyloop.Errorf(studyloop.EINVALID,
+			"This material reads as %s. Studyloop writes its questions in English only, so it made none rather than mix languages; add the material in English.", lang)
 	}
 	sections, err := parseMarkdown(ctx, g.md, []byte(text))
 	if err != nil {

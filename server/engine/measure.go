@@ -64,8 +64,8 @@ func Measure(text string, ex studyloop.Extraction) Report {
 		answers[k]++
 		display[k] = q.Answer
 		asked[stemKey(q.Answer, stemWord)] = true
-		if m := whatIs.FindStringSubmatch(q.Prompt); m != nil {
-			asked[stemKey(m[2], stemWord)] = true
+		if m := asksDefinition.FindStringSubmatch(q.Prompt); m != nil {
+			asked[stemKey(m[1], stemWord)] = true
 		}
 		for _, c := range q.Choices {
 			if c != q.Answer {
@@ -103,6 +103,10 @@ func Measure(text string, ex studyloop.Extraction) Report {
 	}
 	return r
 }
+
+// asksDefinition matches the prompts that ask for a term's definition and
+// captures the term.
+var asksDefinition = regexp.MustCompile(`^What (?:is|are|does it mean to) (?:an? |the )?(.+)\?$`)
 
 // boldNounPhrase reports whether t, set in bold, names a term rather than
 // stressing a clause: one to four words, none of them a function word but

@@ -27,6 +27,10 @@ var PrecisionChecks = []PrecisionCheck{
 	{"not a definition", func(_ string, q studyloop.Question) bool { return notDefinitional(q) }},
 	{"blank splits a phrase", func(_ string, q studyloop.Question) bool { return splitsPhrase(q, tagSentence) }},
 	{"choices alike", func(_ string, q studyloop.Question) bool { return choicesAlike(q) }},
+	{"not in English", func(_ string, q studyloop.Question) bool { return notEnglishSentence(q.Prompt) }},
+	{"speaks to the reader", func(_ string, q studyloop.Question) bool { return speaksToReader(q.Prompt) }},
+	{"answer word in prompt", func(_ string, q studyloop.Question) bool { return answerWordInPrompt(q, stemWord) }},
+	{"answer guessable", func(_ string, q studyloop.Question) bool { return guessable(q) }},
 }
 
 // precisionProblem returns the name of the first precision check q fails,
@@ -45,6 +49,14 @@ func precisionProblem(q studyloop.Question, tags sentenceTagger) string {
 		return PrecisionChecks[4].Name
 	case choicesAlike(q):
 		return PrecisionChecks[5].Name
+	case notEnglishSentence(q.Prompt):
+		return PrecisionChecks[6].Name
+	case speaksToReader(q.Prompt):
+		return PrecisionChecks[7].Name
+	case answerWordInPrompt(q, stemWord):
+		return PrecisionChecks[8].Name
+	case guessable(q):
+		return PrecisionChecks[9].Name
 	}
 	return ""
 }
@@ -111,7 +123,7 @@ func needsContext(prompt string) bool {
 // demonstrative matches "this", "these" or "those" before a word inside a
 // sentence ("uses these molecules"): the thing it names was introduced
 // earlier. "This way" and "by this means" point forward and are allowed.
-var demonstrative = regexp.MustCompile(`(?i)\b(this|these|those)\s+(\pL+)`)
+var demonstrative = regexp.MustCompile(`(?i)\b(this|these|those)\s+(\pL+|_____)`)
 
 // earlyThen reports a "then" among the first six words that does not
 // follow a comma ("The cycle then uses ..."): it continues a sequence begun
@@ -349,8 +361,8 @@ func choicesAlike(q studyloop.Question) bool {
 }
 
 // nearString reports whether a and b, compared case-blind, are one or two
-// edits apart while longer than four letters: a misspelling, a plural, a
-// variant spelling.
+// edits apart near their ends while longer than four letters: a plural or
+// another ending of one word.
 func nearString(a, b string) bool {
 	a, b = strings.ToLower(a), strings.ToLower(b)
 	if a == b {
@@ -358,6 +370,16 @@ func nearString(a, b string) bool {
 	}
 	ra, rb := []rune(a), []rune(b)
 	if len(ra) < 5 || len(rb) < 5 || abs(len(ra)-len(rb)) > 2 {
+		return false
+	}
+	// Variants differ at the end ("mitochondria", "mitochondrion");
+	// words that differ earlier are rivals on purpose ("inflation",
+	// "deflation"; "hypothyroidism", "hyperthyroidism").
+	common := 0
+	for common < len(ra) && common < len(rb) && ra[common] == rb[common] {
+		common++
+	}
+	if common < min(len(ra), len(rb))-3 {
 		return false
 	}
 	return editDistance(ra, rb, 3) <= 2
@@ -404,3 +426,77 @@ func wordSet(words string) map[string]bool {
 	}
 	return m
 }
+
+// readerWords are the first and second person of a lecture or a
+// textbook's asides ("I will now show you", "Let's think about"): a
+// sentence in them narrates or instructs rather than states.
+var readerWords = wordSet(`i i'm i've i'll me my mine myself we we're we've we'll us our ours ourselves you you're you've you'll your yours yourself yourselves let's`)
+
+// instructionOpeners open exercises, objectives and stage directions.
+var instructionOpeners = wordSet(`explain describe compare contrast calculate compute consider suppose imagine identify discuss list
+	define determine find show prove recall remember note notice observe see look think try use let
+	predict summarize summarise outline evaluate analyze analyse state write draw sketch estimate`)
+
+// speaksToReader reports whether prompt addresses or narrates to the
+// reader, or opens with an instruction, as exercises and learning
+// objectives do.
+func speaksToReader(prompt string) bool {
+	p := strings.TrimPrefix(prompt, describePrefix)
+	words := strings.FieldsFunc(strings.ToLower(p), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '’' })
+	if len(words) == 0 {
+		return false
+	}
+	if instructionOpeners[words[0]] {
+		return true
+	}
+	for _, w := range words {
+		if readerWords[strings.ReplaceAll(w, "’", "'")] {
+			return true
+		}
+	}
+	return false
+}
+
+// answerWordInPrompt reports whether a content word of a several-word
+// answer (other than the blank itself) shows in the prompt: "... monitor
+// baroreceptor firing ... called the _____" for "baroreceptor reflex".
+func answerWordInPrompt(q studyloop.Question, stem stemmer) bool {
+	words := strings.Fields(q.Answer)
+	if len(words) < 2 || len(words) > 8 || q.Type == studyloop.QuestionShortAnswer {
+		return false // a definition may repeat its term's head as its genus
+	}
+	prompt := map[string]bool{}
+	for _, st := range contentStems(strings.ReplaceAll(q.Prompt, Blank, " "), stem) {
+		prompt[st] = true
+	}
+	for _, w := range words {
+		w = strings.ToLower(strings.Trim(w, ".,;:()'\""))
+		if utf8.RuneCountInString(w) < 4 || isStopWord(w) {
+			continue
+		}
+		if st := stem(w); st != "" && prompt[st] {
+			return true
+		}
+	}
+	return false
+}
+
+// guessable reports an answer a student could give without knowing the
+// material: a function word or quantifier ("none", "all"), or a century or
+// year the prompt's own date gives away.
+func guessable(q studyloop.Question) bool {
+	if q.Type != studyloop.QuestionCloze && q.Type != studyloop.QuestionMultipleChoice {
+		return false // a table's "He" or "0" is what its row says
+	}
+	a := strings.ToLower(strings.TrimSpace(q.Answer))
+	if isStopWord(a) || quantifierAnswers[a] {
+		return true
+	}
+	return centuryAnswer.MatchString(a) && yearInPrompt.MatchString(q.Prompt)
+}
+
+var (
+	quantifierAnswers = wordSet(`none all some many most few several both either neither each every any nothing everything something always never`)
+	centuryAnswer     = regexp.MustCompile(`(?i)\b(century|centuries|\d{3,4}s?)\b`)
+	yearInPrompt      = regexp.MustCompile(`\b1\d{3}\b|\b20\d{2}\b`)
+)

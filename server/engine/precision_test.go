@@ -77,6 +77,7 @@ func TestPrecisionChecks(t *testing.T) {
 		{"choices alike", choice("Which organelle makes ATP?", "mitochondria", "mitochondria", "mitochondrion", "ribosome", "lysosome"), true},
 		{"choices alike", choice("Which molecule carries genes?", "DNA", "DNA", "deoxyribonucleic acid", "lipid", "glucose"), true},
 		{"choices alike", choice("Which organelle makes ATP?", "mitochondria", "mitochondria", "ribosome", "lysosome", "Golgi apparatus"), false},
+		{"choices alike", choice("Which term is a general fall in prices?", "deflation", "deflation", "inflation", "recession", "tariff"), false},
 	}
 	checks := map[string]PrecisionCheck{}
 	for _, c := range PrecisionChecks {

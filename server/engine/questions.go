@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/fnv"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -19,8 +20,9 @@ import (
 const (
 	minClozeTokens   = 8
 	maxClozeTokens   = 60
-	minClozeContext  = 6  // tokens left visible around the blank
-	distractorScan   = 60 // candidates looked at per multiple-choice question
+	minClozeContext  = 6   // tokens left visible around the blank
+	distractorScan   = 60  // candidates looked at per multiple-choice question
+	maxGroupFacts    = 500 // facts of one list, glossary or column kept as distractors
 	phrasesPerTopic  = 200
 	phrasesPerClass  = 50 // study-wide distractor pool per class
 	candidatesFactor = 3  // candidates of each type prepared per question wanted
@@ -75,13 +77,16 @@ type asker struct {
 	opts   Options
 	seen   *dedup
 	pool   map[string][]phrase // study-wide distractors by class, best first
-	groups map[int][]string    // distinct terms (or cell values) of each fact group
-	used   map[studyloop.Span]bool
-	stem   stemmer
-	tagged map[string][]token.Token // the tagged tokens of cloze sentences, by text
-	lex    *lexicon.Lexicon
-	recur  map[string]int  // phrase key to its occurrences in the whole study
-	marked map[string]bool // stem keys of bold and defined terms
+	groups map[int][]fact      // facts of each group with distinct terms (or cell values)
+	terms  []fact              // every defined term of the study (no table cells), in order
+	// minRecur is how often an unmarked phrase must recur to be a term.
+	minRecur int
+	used     map[studyloop.Span]bool
+	stem     stemmer
+	tagged   map[string][]token.Token // the tagged tokens of cloze sentences, by text
+	lex      *lexicon.Lexicon
+	recur    map[string]int  // phrase key to its occurrences in the whole study
+	marked   map[string]bool // stem keys of bold and defined terms
 	// asked counts the questions per answer and offered the wrong choices
 	// per choice, both by answerKey.
 	asked, offered map[string]int
@@ -109,14 +114,31 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 		return ""
 	}
 	a := &asker{
-		text: text, opts: opts, stem: stem, seen: newDedup(stem), pool: map[string][]phrase{}, groups: map[int][]string{},
+		text: text, opts: opts, stem: stem, seen: newDedup(stem), pool: map[string][]phrase{}, groups: map[int][]fact{},
 		used: map[studyloop.Span]bool{}, tagged: map[string][]token.Token{}, lex: lexicon.Default(),
 		recur: map[string]int{}, marked: map[string]bool{}, asked: map[string]int{}, offered: map[string]int{},
 	}
+	words := 0
 	for _, u := range units {
 		for key, list := range u.occ {
 			a.recur[key] += len(list)
 		}
+		for _, b := range u.blocks {
+			words += b.words
+		}
+	}
+	a.minRecur = minRecurrence(words)
+	ambiguous := ambiguousCells(units)
+	for _, u := range units {
+		u.facts = slices.DeleteFunc(u.facts, func(f fact) bool {
+			switch f.kind {
+			case factPair:
+				return !a.termPair(f)
+			case factCell:
+				return !plainCell(f) || ambiguous[cellKey(f)]
+			}
+			return false
+		})
 		for _, b := range u.blocks {
 			for _, sp := range b.p.bold {
 				a.marked[stemKey(b.p.text[sp.Start:sp.End], stem)] = true
@@ -135,7 +157,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 	sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })
 	keys := map[string]bool{}
 	for _, p := range all {
-		if len(a.pool[p.class]) < phrasesPerClass && !keys[p.key] && plainWord(p.text) && a.isTerm(p) {
+		if len(a.pool[p.class]) < phrasesPerClass && !keys[p.key] && plainWord(p.text) && a.distractorTerm(p) {
 			keys[p.key] = true
 			a.pool[p.class] = append(a.pool[p.class], p)
 		}
@@ -150,9 +172,12 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 			if groupSeen[f.group] == nil {
 				groupSeen[f.group] = map[string]bool{}
 			}
-			if k := stemKey(v, a.stem); !groupSeen[f.group][k] && len(a.groups[f.group]) < distractorScan {
+			if k := stemKey(v, a.stem); !groupSeen[f.group][k] && len(a.groups[f.group]) < maxGroupFacts {
 				groupSeen[f.group][k] = true
-				a.groups[f.group] = append(a.groups[f.group], v)
+				a.groups[f.group] = append(a.groups[f.group], f)
+				if f.kind != factCell {
+					a.terms = append(a.terms, f)
+				}
 			}
 		}
 	}
@@ -166,9 +191,9 @@ func (a *asker) ask(ctx context.Context, u *unit) error {
 	src := a.rankSentences(u, minClozeTokens)
 	got := a.take(ctx, u, want, [][]studyloop.Question{
 		a.shortAnswers(u, n),
+		a.multipleChoice(u, src, n),
 		a.termDefinitions(u, n),
 		a.clozes(u, src, n, minClozeContext, false),
-		a.multipleChoice(u, src, n),
 	})
 	if got == 0 && ctx.Err() == nil {
 		// Too little text for the usual shapes: blank a shorter sentence.
@@ -248,9 +273,32 @@ func (a *asker) accept(q studyloop.Question) bool {
 }
 
 // isTerm reports whether keyphrase p is worth blanking: the author marked
-// it, or it is not a generic phrase of general English.
+// it, or the study keeps returning to it and it is not a generic phrase of
+// general English.
 func (a *asker) isTerm(p phrase) bool {
+	if a.marked[p.stemKey] {
+		return true
+	}
+	return a.recur[p.key] >= a.minRecur && !genericPhrase(a.lex, p.text, a.recur[p.key])
+}
+
+// distractorTerm reports whether keyphrase p may be offered as a wrong
+// choice: it need not be central, only not generic.
+func (a *asker) distractorTerm(p phrase) bool {
 	return a.marked[p.stemKey] || !genericPhrase(a.lex, p.text, a.recur[p.key])
+}
+
+// minRecurrence is how often an unmarked phrase must occur in a study of
+// words words to be a term of it: in a chapter, a phrase said once or twice
+// is an example's detail; a short note says each thing once.
+func minRecurrence(words int) int {
+	switch {
+	case words >= 1500:
+		return 3
+	case words >= 500:
+		return 2
+	}
+	return 1
 }
 
 func (a *asker) shortAnswers(u *unit, n int) []studyloop.Question {
@@ -258,7 +306,7 @@ func (a *asker) shortAnswers(u *unit, n int) []studyloop.Question {
 	for _, f := range u.facts {
 		if f.kind == factDefinition && len(out) < n {
 			out = append(out, studyloop.Question{
-				Type: studyloop.QuestionShortAnswer, Prompt: "What is " + f.term + "?",
+				Type: studyloop.QuestionShortAnswer, Prompt: askDefinition(f.term, f.def),
 				Answer: trimEnd(f.def), Source: f.span,
 			})
 		}
@@ -272,6 +320,38 @@ func (a *asker) shortAnswers(u *unit, n int) []studyloop.Question {
 		}
 	}
 	return out
+}
+
+// askDefinition asks for the definition def of term in the form def
+// answers: "What does it mean to vectorize?" for "To write code ...",
+// "What is a folder?" for "A container ...", "What is inflation?" for a
+// mass noun or a name.
+func askDefinition(term, def string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(def), " ")
+	switch strings.ToLower(first) {
+	case "to":
+		return "What does it mean to " + term + "?"
+	case "a", "an":
+		if startsLower(term) && len(strings.Fields(term)) <= 4 {
+			return "What is " + indefiniteArticle(term) + " " + term + "?"
+		}
+	}
+	return "What is " + term + "?"
+}
+
+// indefiniteArticle is "an" before a vowel sound as spelling shows it, and
+// "a" otherwise.
+func indefiniteArticle(word string) string {
+	w := strings.ToLower(word)
+	switch {
+	case strings.HasPrefix(w, "uni"), strings.HasPrefix(w, "use"), strings.HasPrefix(w, "one"), strings.HasPrefix(w, "eu"):
+		return "a"
+	case strings.HasPrefix(w, "hour"), strings.HasPrefix(w, "honest"), strings.HasPrefix(w, "heir"):
+		return "an"
+	case w != "" && strings.ContainsRune("aeiou", rune(w[0])):
+		return "an"
+	}
+	return "a"
 }
 
 // copulas are the verbs of "X is Y" definitions, as token sequences.
@@ -491,7 +571,7 @@ func wordEnd(text string, end int) int {
 // blanking: it starts with a capital, ends with a full stop that is not
 // an abbreviation's, and has at least minWords words.
 func clozeSentence(s *sentence, minWords int) bool {
-	if !s.tagged || len(s.toks) > maxClozeTokens || strings.ContainsAny(s.text, "?\n") {
+	if !s.tagged || len(s.toks) > maxClozeTokens || strings.ContainsAny(s.text, "?\n") || notation.MatchString(s.text) {
 		return false
 	}
 	if !endsSentence(s.text) && !wholeClause(s) {
@@ -513,6 +593,10 @@ func clozeSentence(s *sentence, minWords int) bool {
 	n := len(s.lower)
 	return n < 2 || !abbreviations[strings.TrimSuffix(s.lower[n-2], ".")] && !abbreviations[strings.TrimSuffix(s.lower[n-1], ".")]
 }
+
+// notation matches the shorthand of notes and formulas ("x = 3", "A -> B"),
+// which reads badly with a blank in it.
+var notation = regexp.MustCompile(` (=|->|=>|<-|~) `)
 
 // wholeClause reports whether s, lacking a full stop, is a whole block
 // (a list item or a one-line note) that has a finite verb: "The surface
@@ -557,7 +641,7 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 	scanned := 0
 	try := func(p phrase) {
 		scanned++
-		if len(picked) == 3 || p.class != b.class || p.key == b.key || !plainWord(p.text) || !a.isTerm(p) {
+		if len(picked) == 3 || p.class != b.class || p.key == b.key || !plainWord(p.text) || !a.distractorTerm(p) {
 			return
 		}
 		if a.offered[answerKey(p.text)] >= maxDistractorUses || !sameKind(a.lex, q.Answer, p.text, a.stem) || tooClose(a.lex, q.Answer, p.text) {
@@ -622,11 +706,14 @@ func (a *asker) multipleChoice(u *unit, src clozeSource, n int) []studyloop.Ques
 		var picked []string
 		keys := []string{stemKey(answer, a.stem)}
 	next:
-		for _, v := range a.groups[f.group] {
+		for _, c := range a.factDistractors(f) {
 			if len(picked) == 3 {
 				break
 			}
-			v = trimEnd(v)
+			v := trimEnd(c.term)
+			if f.kind == factCell {
+				v = trimEnd(c.def)
+			}
 			if a.offered[answerKey(v)] >= maxDistractorUses || tooClose(a.lex, answer, v) {
 				continue
 			}
@@ -645,6 +732,65 @@ func (a *asker) multipleChoice(u *unit, src clozeSource, n int) []studyloop.Ques
 		}
 	}
 	return append(out, a.clozes(u, src, n, minClozeContext, true)...)
+}
+
+// factDistractors returns the facts that could stand beside f as wrong
+// choices, likest first. A table column's values are all of one kind and
+// keep their order. A glossary's terms are not: "binary" and
+// "backpropagation" are alphabetical neighbours, not rivals, so a term's
+// rivals, from every list of the study, are those whose definitions share
+// the most content words with its own, and the other items of its own
+// list unless that list is one letter of a glossary; any other term is no
+// rival.
+func (a *asker) factDistractors(f fact) []fact {
+	if f.kind == factCell {
+		return a.groups[f.group]
+	}
+	own := map[string]bool{}
+	for _, st := range contentStems(f.def, a.stem) {
+		own[st] = true
+	}
+	type rival struct {
+		f      fact
+		shared int
+	}
+	var rivals []rival
+	kin := !a.alphabetical(f.group)
+	for _, c := range a.terms {
+		n := 0
+		for _, st := range contentStems(c.def, a.stem) {
+			if own[st] {
+				n++
+			}
+		}
+		if kin && c.group == f.group {
+			n += 2 // one list names things of one kind
+		}
+		if n > 0 && c.term != f.term {
+			rivals = append(rivals, rival{c, n})
+		}
+	}
+	sort.SliceStable(rivals, func(i, j int) bool { return rivals[i].shared > rivals[j].shared })
+	out := make([]fact, len(rivals))
+	for i, r := range rivals {
+		out[i] = r.f
+	}
+	return out
+}
+
+// alphabetical reports whether the terms of a group all start with one
+// letter, as a glossary's "A" section does: such a list is ordered by
+// spelling, not by kind.
+func (a *asker) alphabetical(group int) bool {
+	var first rune
+	for i, f := range a.groups[group] {
+		r, _ := utf8.DecodeRuneInString(strings.ToLower(f.term))
+		if i > 0 && r != first {
+			return false
+		}
+		first = r
+	}
+	return len(a.groups[group]) >= 2
 }
 
 // shuffleIn places answer among the distractors at a position fixed by the

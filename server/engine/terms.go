@@ -2,6 +2,8 @@ package engine
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/studyloop/studyloop/server/lexicon"
 )
@@ -111,4 +113,71 @@ func tooClose(lex *lexicon.Lexicon, answer, distractor string) bool {
 		return true
 	}
 	return false
+}
+
+// noteLabels open a note's line without naming a term: "def: ...",
+// "ex: ...", "trick: ...".
+var noteLabels = wordSet(`def defn definition defs ex eg e.g example examples note notes nb n.b tip tips trick tricks fix think
+	why how what key important warning remember recall idea summary todo ps q a ans answer hint hints aside side btw fyi
+	reminder careful caution watch see cf vs i.e ie notation vocab terms setup context`)
+
+// termPair reports whether a plain "term: definition" list item defines a
+// term: the term is no note label and no worked example, and the
+// definition is mostly words, not a formula or a worked sum.
+func (a *asker) termPair(f fact) bool {
+	term := strings.ToLower(strings.Trim(f.term, " .:"))
+	if noteLabels[term] || noteLabels[strings.TrimSuffix(term, ".")] || strings.ContainsAny(term, "=_<>") {
+		return false
+	}
+	if r, _ := utf8.DecodeRuneInString(term); !unicode.IsLetter(r) {
+		return false // "3 dice all 1s" labels a worked example
+	}
+	letters, other := 0, 0
+	for _, r := range f.def {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+		case !unicode.IsSpace(r):
+			other++
+		}
+	}
+	if strings.Contains(f.def, "=") || strings.Contains(f.def, "->") || letters < 3*other {
+		return false
+	}
+	return len(strings.Fields(f.def)) >= 3
+}
+
+// plainCell reports whether a table cell makes a question a student can
+// answer in a few words: the row's term and the column's header are short
+// names (no parenthetical asides), and the cell holds a short value, not a
+// sentence of its own.
+func plainCell(f fact) bool {
+	short := func(s string, words int) bool {
+		return !strings.ContainsAny(s, "()[];") && len(strings.Fields(s)) <= words
+	}
+	return short(f.term, 4) && short(f.attr, 4) && len(strings.Fields(f.def)) <= 8
+}
+
+func cellKey(f fact) string { return strings.ToLower(f.term) + "\x00" + strings.ToLower(f.attr) }
+
+// ambiguousCells finds the row and column pairs that two tables fill with
+// different values ("Calcium" under "Effect" in a table of what raises the
+// heart rate and in one of what lowers it): asked alone, either value is
+// wrong half the time.
+func ambiguousCells(units []*unit) map[string]bool {
+	seen := map[string]string{}
+	out := map[string]bool{}
+	for _, u := range units {
+		for _, f := range u.facts {
+			if f.kind != factCell {
+				continue
+			}
+			k := cellKey(f)
+			if v, ok := seen[k]; ok && !strings.EqualFold(v, f.def) {
+				out[k] = true
+			}
+			seen[k] = f.def
+		}
+	}
+	return out
 }
