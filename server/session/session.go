@@ -61,8 +61,17 @@ type Manager struct {
 	formCookie http.Cookie
 }
 
-// New returns a Manager keeping sessions in store (store.DB.Sessions()).
-func New(store scs.CtxStore, opts *Options) *Manager {
+// Store keeps sessions, each with the account signed in to it (0: no
+// one), so that all of an account's sessions can be ended at once (as
+// store.DB.SetPassword does). store.DB.Sessions() implements it.
+type Store interface {
+	FindCtx(ctx context.Context, token string) ([]byte, bool, error)
+	CommitUserCtx(ctx context.Context, token string, userID int64, data []byte, expiry time.Time) error
+	DeleteCtx(ctx context.Context, token string) error
+}
+
+// New returns a Manager keeping sessions in store.
+func New(store Store, opts *Options) *Manager {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -77,7 +86,7 @@ func New(store scs.CtxStore, opts *Options) *Manager {
 		o.Logger = slog.Default()
 	}
 	s := scs.New()
-	s.Store = store
+	s.Store = userStore{store: store, codec: s.Codec}
 	s.HashTokenInStore = true
 	s.Lifetime = o.Lifetime
 	s.IdleTimeout = o.IdleTimeout
@@ -101,6 +110,40 @@ func New(store scs.CtxStore, opts *Options) *Manager {
 	}
 	return &Manager{scs: s, formCookie: formCookie}
 }
+
+// userStore adapts a Store to scs: a committed session is stored with the
+// user id found in its data.
+type userStore struct {
+	store Store
+	codec scs.Codec
+}
+
+func (u userStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
+	return u.store.FindCtx(ctx, token)
+}
+
+func (u userStore) CommitCtx(ctx context.Context, token string, data []byte, expiry time.Time) error {
+	_, values, err := u.codec.Decode(data)
+	if err != nil {
+		return err
+	}
+	userID, _ := values[keyUserID].(int64)
+	return u.store.CommitUserCtx(ctx, token, userID, data, expiry)
+}
+
+func (u userStore) DeleteCtx(ctx context.Context, token string) error {
+	return u.store.DeleteCtx(ctx, token)
+}
+
+func (u userStore) Find(token string) ([]byte, bool, error) {
+	return u.FindCtx(context.Background(), token)
+}
+
+func (u userStore) Commit(token string, data []byte, expiry time.Time) error {
+	return u.CommitCtx(context.Background(), token, data, expiry)
+}
+
+func (u userStore) Delete(token string) error { return u.DeleteCtx(context.Background(), token) }
 
 // loadedKey marks a request context in which a Manager has loaded the
 // session.

@@ -14,11 +14,13 @@ type sessionRow struct {
 	Token         string    `bun:"token,pk"`
 	Data          []byte    `bun:"data,notnull"`
 	Expiry        time.Time `bun:"expiry,notnull"`
+	UserID        int64     `bun:"user_id,nullzero"`
 }
 
-// SessionStore keeps scs browser sessions in the database. It implements
-// scs.CtxStore. Use it with scs's HashTokenInStore so that only hashes of
-// session tokens are stored.
+// SessionStore keeps browser sessions in the database, each with the
+// account signed in to it, so that a user's sessions can be ended
+// together. Package session adapts it to scs; with scs's HashTokenInStore
+// only hashes of session tokens are stored.
 type SessionStore struct {
 	db *DB
 }
@@ -42,14 +44,15 @@ func (s *SessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool,
 	return row.Data, true, nil
 }
 
-// CommitCtx stores the session, overwriting both the data and the expiry of
-// an existing one.
-func (s *SessionStore) CommitCtx(ctx context.Context, token string, data []byte, expiry time.Time) error {
-	row := sessionRow{Token: token, Data: data, Expiry: storedTime(expiry)}
+// CommitUserCtx stores the session of userID (0: no one is signed in),
+// overwriting the data, expiry and user of an existing one.
+func (s *SessionStore) CommitUserCtx(ctx context.Context, token string, userID int64, data []byte, expiry time.Time) error {
+	row := sessionRow{Token: token, Data: data, Expiry: storedTime(expiry), UserID: userID}
 	_, err := s.db.NewInsert().Model(&row).
 		On("CONFLICT (token) DO UPDATE").
 		Set("data = EXCLUDED.data").
 		Set("expiry = EXCLUDED.expiry").
+		Set("user_id = EXCLUDED.user_id").
 		Exec(ctx)
 	return err
 }
@@ -60,19 +63,10 @@ func (s *SessionStore) DeleteCtx(ctx context.Context, token string) error {
 	return err
 }
 
-// Find is FindCtx without a context.
-func (s *SessionStore) Find(token string) ([]byte, bool, error) {
-	return s.FindCtx(context.Background(), token)
-}
-
-// Commit is CommitCtx without a context.
-func (s *SessionStore) Commit(token string, data []byte, expiry time.Time) error {
-	return s.CommitCtx(context.Background(), token, data, expiry)
-}
-
-// Delete is DeleteCtx without a context.
-func (s *SessionStore) Delete(token string) error {
-	return s.DeleteCtx(context.Background(), token)
+// deleteUserSessions ends every session of the user.
+func deleteUserSessions(ctx context.Context, db bun.IDB, userID int64) error {
+	_, err := db.NewDelete().Model((*sessionRow)(nil)).Where("user_id = ?", userID).Exec(ctx)
+	return err
 }
 
 // PruneSessions deletes sessions that expired before now and returns how

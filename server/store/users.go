@@ -84,3 +84,55 @@ func isUniqueViolation(err error) bool {
 	}
 	return strings.Contains(err.Error(), "UNIQUE constraint failed")
 }
+
+// SetPassword stores a new password hash for the user and, in the same
+// transaction, ends every session of the user and spends every password
+// reset not yet used, so that nothing issued under the old password
+// survives it. The caller signs the current browser in again if it should
+// stay signed in; agent grants are ended by EndUserGrants. A missing user
+// is an ENOTFOUND error.
+func (db *DB) SetPassword(ctx context.Context, userID int64, hash string) error {
+	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		return setPassword(ctx, tx, userID, hash)
+	})
+}
+
+func setPassword(ctx context.Context, tx bun.Tx, userID int64, hash string) error {
+	res, err := tx.NewUpdate().Model((*userRow)(nil)).Set("password_hash = ?", hash).Where("id = ?", userID).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return studyloop.Errorf(studyloop.ENOTFOUND, "No such account.")
+	}
+	if err := deleteUserSessions(ctx, tx, userID); err != nil {
+		return err
+	}
+	_, err = tx.NewUpdate().Model((*passwordResetRow)(nil)).
+		Set("used_at = ?", now()).
+		Where("user_id = ?", userID).
+		Where("used_at IS NULL").
+		Exec(ctx)
+	return err
+}
+
+// DeleteUser deletes the account and everything in it: its studies with
+// their topics, questions, files, cards, answers and progress, its agent
+// grants (codes and tokens), its sessions and password resets. The foreign
+// keys of every such table cascade from users. Registered OAuth clients
+// are not the account's: an agent registers itself, and its registration
+// may serve other students. A missing user is an ENOTFOUND error.
+func (db *DB) DeleteUser(ctx context.Context, userID int64) error {
+	res, err := db.NewDelete().Model((*userRow)(nil)).Where("id = ?", userID).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return studyloop.Errorf(studyloop.ENOTFOUND, "No such account.")
+	}
+	return nil
+}
