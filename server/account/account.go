@@ -1,7 +1,9 @@
 // Package account manages student accounts: sign-up with a normalised,
-// unique email and an Argon2id-hashed password, and sign-in that compares
-// in constant time and slows down repeated failures per account and per IP
-// address.
+// unique email and an Argon2id-hashed password; sign-in that compares in
+// constant time and slows down repeated failures per account and per IP
+// address; changing the password, which ends every other session and
+// every agent grant; password reset by a single-use link; and deleting an
+// account with everything in it.
 package account
 
 import (
@@ -17,6 +19,16 @@ import (
 type Users interface {
 	CreateUser(ctx context.Context, u *studyloop.User) error
 	UserByEmail(ctx context.Context, email string) (*studyloop.User, error)
+	UserByID(ctx context.Context, id int64) (*studyloop.User, error)
+	// SetPassword also ends the user's sessions and open password resets.
+	SetPassword(ctx context.Context, userID int64, hash string) error
+	EndUserGrants(ctx context.Context, userID int64, at time.Time) (int64, error)
+	DeleteUser(ctx context.Context, userID int64) error
+	CreatePasswordReset(ctx context.Context, userID int64, hash string, expires time.Time) error
+	PasswordResetUser(ctx context.Context, hash string, at time.Time) (*studyloop.User, error)
+	// ResetPassword spends a reset token and sets the password as
+	// SetPassword does, returning the user.
+	ResetPassword(ctx context.Context, hash, passwordHash string, at time.Time) (int64, error)
 }
 
 // Options tunes sign-in throttling. A nil *Options, or a zero field, means
@@ -33,13 +45,20 @@ type Options struct {
 	FailureWindow time.Duration
 	// MaxDelay caps the delay between attempts (default 15m).
 	MaxDelay time.Duration
+	// Now returns the current time (default time.Now).
+	Now func() time.Time
 }
 
 // Service signs students up and in.
 type Service struct {
 	users    Users
+	now      func() time.Time
 	accounts *Throttle
 	ips      *Throttle
+	// resetEmails and resetIPs limit password-reset requests per typed
+	// address and per client.
+	resetEmails *Throttle
+	resetIPs    *Throttle
 	// placeholderHash is a valid hash of no one's password, checked for an
 	// unknown email so that it costs as much as a wrong password.
 	placeholderHash string
@@ -47,7 +66,7 @@ type Service struct {
 
 // NewService returns the account service over users.
 func NewService(users Users, opts *Options) *Service {
-	o := Options{AccountFailures: 5, IPFailures: 20, FailureWindow: 15 * time.Minute, MaxDelay: 15 * time.Minute}
+	o := Options{AccountFailures: 5, IPFailures: 20, FailureWindow: 15 * time.Minute, MaxDelay: 15 * time.Minute, Now: time.Now}
 	if opts != nil {
 		if opts.AccountFailures > 0 {
 			o.AccountFailures = opts.AccountFailures
@@ -61,6 +80,9 @@ func NewService(users Users, opts *Options) *Service {
 		if opts.MaxDelay > 0 {
 			o.MaxDelay = opts.MaxDelay
 		}
+		if opts.Now != nil {
+			o.Now = opts.Now
+		}
 	}
 	placeholder, err := HashPassword("no account has this password")
 	if err != nil {
@@ -68,8 +90,11 @@ func NewService(users Users, opts *Options) *Service {
 	}
 	return &Service{
 		users:           users,
+		now:             o.Now,
 		accounts:        NewThrottle(o.AccountFailures, o.FailureWindow, o.MaxDelay),
 		ips:             NewThrottle(o.IPFailures, o.FailureWindow, o.MaxDelay),
+		resetEmails:     NewThrottle(resetsPerEmail, time.Hour, time.Hour),
+		resetIPs:        NewThrottle(resetsPerIP, time.Hour, time.Hour),
 		placeholderHash: placeholder,
 	}
 }
@@ -78,9 +103,14 @@ func NewService(users Users, opts *Options) *Service {
 // has failed too often recently; no password was checked.
 type ThrottledError struct {
 	RetryAfter time.Duration
+	// Reset is set for password-reset requests.
+	Reset bool
 }
 
 func (e *ThrottledError) Error() string {
+	if e.Reset {
+		return fmt.Sprintf("Too many reset requests. Try again in %d seconds.", e.Seconds())
+	}
 	return fmt.Sprintf("Too many failed sign-ins. Try again in %d seconds.", e.Seconds())
 }
 
