@@ -59,6 +59,13 @@ type Config struct {
 	// Workers is the number of study-processing workers in this process
 	// (WORKERS, default 1; 0 disables processing here).
 	Workers int
+	// SMTPURL names the mail server for password-reset emails (SMTP_URL,
+	// smtp://user:password@host:port or smtps://…; default none: resets
+	// are issued by the operator with `studyloop user reset-password`).
+	SMTPURL string
+	// MailFrom is the sender of those emails (MAIL_FROM, default
+	// "Studyloop <noreply@HOST>" with BaseURL's host name).
+	MailFrom string
 }
 
 // FromEnv builds a Config from getenv, applying defaults and validating.
@@ -74,6 +81,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		AccessTokenTTL:    time.Hour,
 		RefreshTokenTTL:   30 * 24 * time.Hour,
 		Workers:           1,
+		SMTPURL:           getenv("SMTP_URL"),
+		MailFrom:          getenv("MAIL_FROM"),
 		Quotas: studyloop.Quotas{
 			StudiesPerHour:    60,
 			StudiesPerDay:     300,
@@ -87,6 +96,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	u, err := url.Parse(c.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" {
 		errs = append(errs, fmt.Sprintf("BASE_URL %q must be an http or https origin such as https://studyloop.example", c.BaseURL))
+	}
+	if c.MailFrom == "" && u != nil {
+		c.MailFrom = "Studyloop <noreply@" + u.Hostname() + ">"
 	}
 	if v := getenv("ALLOWED_HOSTS"); v != "" {
 		for _, h := range strings.Split(v, ",") {
