@@ -81,25 +81,33 @@ func handleSignUp(logger *slog.Logger, cfg config.Config, accounts *account.Serv
 	})
 }
 
+// signInForm fills the sign-in form, which offers a reset link when
+// canReset (SMTP_URL is set).
+func signInForm(w http.ResponseWriter, r *http.Request, sessions *session.Manager, canReset bool, errMsg string) templates.AuthFormProps {
+	p := authForm(w, r, sessions, "Sign in", errMsg)
+	p.CanReset = canReset
+	return p
+}
+
 // handleSignInPage answers GET /signin.
-func handleSignInPage(sessions *session.Manager) http.Handler {
+func handleSignInPage(sessions *session.Manager, canReset bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		next := session.SafeNext(r.URL.Query().Get("next"), afterSignIn)
 		if _, ok := sessions.UserID(r.Context()); ok {
 			http.Redirect(w, r, next, http.StatusSeeOther)
 			return
 		}
-		renderAccountPage(w, r, http.StatusOK, templates.SignIn(authForm(w, r, sessions, "Sign in", "")))
+		renderAccountPage(w, r, http.StatusOK, templates.SignIn(signInForm(w, r, sessions, canReset, "")))
 	})
 }
 
 // handleSignIn answers POST /signin. Repeated failures for one account or
 // one client (cfg.ClientKey: an IPv4 address or an IPv6 /64) are answered
 // 429 for a growing while.
-func handleSignIn(logger *slog.Logger, cfg config.Config, accounts *account.Service, sessions *session.Manager) http.Handler {
+func handleSignIn(logger *slog.Logger, cfg config.Config, accounts *account.Service, sessions *session.Manager, canReset bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !sessions.ValidAnonymousCSRF(r) {
-			renderAccountPage(w, r, http.StatusForbidden, templates.SignIn(authForm(w, r, sessions, "Sign in", expiredForm)))
+			renderAccountPage(w, r, http.StatusForbidden, templates.SignIn(signInForm(w, r, sessions, canReset, expiredForm)))
 			return
 		}
 		u, err := accounts.SignIn(r.Context(), r.PostForm.Get("email"), r.PostForm.Get("password"), cfg.ClientKey(r))
@@ -107,10 +115,10 @@ func handleSignIn(logger *slog.Logger, cfg config.Config, accounts *account.Serv
 		switch {
 		case errors.As(err, &throttled):
 			w.Header().Set("Retry-After", strconv.Itoa(throttled.Seconds()))
-			renderAccountPage(w, r, http.StatusTooManyRequests, templates.SignIn(authForm(w, r, sessions, "Sign in", throttled.Error())))
+			renderAccountPage(w, r, http.StatusTooManyRequests, templates.SignIn(signInForm(w, r, sessions, canReset, throttled.Error())))
 			return
 		case errors.Is(err, account.ErrBadCredentials):
-			renderAccountPage(w, r, http.StatusUnauthorized, templates.SignIn(authForm(w, r, sessions, "Sign in", studyloop.ErrorMessage(err))))
+			renderAccountPage(w, r, http.StatusUnauthorized, templates.SignIn(signInForm(w, r, sessions, canReset, studyloop.ErrorMessage(err))))
 			return
 		case err != nil:
 			accountServerError(logger, w, r, err)

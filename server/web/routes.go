@@ -5,6 +5,7 @@ import (
 
 	"github.com/studyloop/studyloop/server/account"
 	"github.com/studyloop/studyloop/server/compress"
+	"github.com/studyloop/studyloop/server/mail"
 	"github.com/studyloop/studyloop/server/mcp"
 	"github.com/studyloop/studyloop/server/oauth"
 	"github.com/studyloop/studyloop/server/session"
@@ -28,15 +29,27 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	authServer := oauth.New(d.DB, sessions, d.Config, &oauth.Options{Logger: d.Logger, ClientMetadataTestRoots: d.ClientMetadataTestRoots})
 	mux.Handle("GET /signup", session.Sensitive(sessions.Load(handleSignUpPage(sessions))))
 	mux.Handle("POST /signup", formBody(smallFormBody, session.Sensitive(sessions.Load(handleSignUp(d.Logger, d.Config, accounts, sessions)))))
-	mux.Handle("GET /signin", session.Sensitive(sessions.Load(handleSignInPage(sessions))))
-	mux.Handle("POST /signin", formBody(smallFormBody, session.Sensitive(sessions.Load(handleSignIn(d.Logger, d.Config, accounts, sessions)))))
+	mux.Handle("GET /signin", session.Sensitive(sessions.Load(handleSignInPage(sessions, d.Config.SMTPURL != ""))))
+	mux.Handle("POST /signin", formBody(smallFormBody, session.Sensitive(sessions.Load(handleSignIn(d.Logger, d.Config, accounts, sessions, d.Config.SMTPURL != "")))))
 	mux.Handle("GET /signout", session.Sensitive(sessions.Load(handleSignOutPage(d.Logger, d.DB, sessions))))
 	mux.Handle("POST /signout", formBody(smallFormBody, session.Sensitive(sessions.Load(handleSignOut(d.Logger, sessions)))))
+	if d.Config.SMTPURL != "" {
+		sender, err := mail.New(d.Config.SMTPURL, d.Config.MailFrom)
+		if err != nil {
+			return err
+		}
+		mux.Handle("GET /signin/forgot", session.Sensitive(handleForgotPage(sessions)))
+		mux.Handle("POST /signin/forgot", formBody(smallFormBody, session.Sensitive(handleForgot(d.Logger, d.Config, accounts, sessions, sender))))
+	}
+	// A reset link works wherever it came from (email or the operator's
+	// command), so these pages are there without SMTP_URL too.
+	mux.Handle("GET /reset", session.Sensitive(sessions.Load(handleResetPage(d.Logger, accounts, sessions))))
+	mux.Handle("POST /reset", formBody(smallFormBody, session.Sensitive(sessions.Load(handleReset(d.Logger, accounts, sessions)))))
 	mux.Handle("GET /oauth/authorize", session.Sensitive(sessions.Load(authServer.HandleAuthorize())))
 	mux.Handle("POST /oauth/authorize", formBody(smallFormBody, session.Sensitive(sessions.Load(authServer.HandleDecision()))))
 	// POST-only endpoints answer a GET with 405 rather than the GET /
 	// fallback's 404.
-	for _, path := range []string{"/oauth/register", "/oauth/token", "/oauth/revoke", "/app/studies", "/app/studies/pdf", "/app/studies/photos"} {
+	for _, path := range []string{"/oauth/register", "/oauth/token", "/oauth/revoke", "/app/studies", "/app/studies/pdf", "/app/studies/photos", "/app/account/password", "/app/account/delete"} {
 		mux.Handle("GET "+path, handleMethodNotAllowed("POST"))
 	}
 	mux.Handle("POST /oauth/register", oauth.CORS(authServer.HandleRegister()))
@@ -55,7 +68,7 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	mux.Handle("OPTIONS /.well-known/oauth-protected-resource/mcp", oauth.Preflight())
 	// The web app: a student's studies, mastery and practice. Signed-in
 	// pages only; their forms carry the session's CSRF token.
-	app := webapp.New(d.DB, sessions, d.Logger, &webapp.Options{Notify: d.NotifyWorkers, Extractor: d.Extractor})
+	app := webapp.New(d.DB, sessions, d.Logger, &webapp.Options{Notify: d.NotifyWorkers, Extractor: d.Extractor, Accounts: accounts, ClientKey: d.Config.ClientKey})
 	mux.Handle("GET /app", session.Sensitive(sessions.RequireUser(app.Home())))
 	mux.Handle("POST /app/studies", formBody(studyFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.CreateStudy())))))
 	// Uploads: the multipart body is capped and parsed before the CSRF check.
@@ -64,6 +77,9 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	mux.Handle("GET /app/studies/{id}", session.Sensitive(sessions.RequireUser(app.Study())))
 	mux.Handle("GET /app/studies/{id}/practice", session.Sensitive(sessions.RequireUser(app.Practice())))
 	mux.Handle("POST /app/studies/{id}/practice", formBody(smallFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.Answer())))))
+	mux.Handle("GET /app/account", session.Sensitive(sessions.RequireUser(app.Account())))
+	mux.Handle("POST /app/account/password", formBody(smallFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.ChangePassword())))))
+	mux.Handle("POST /app/account/delete", formBody(smallFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.DeleteAccount())))))
 	mux.Handle("GET /app/assistants", session.Sensitive(sessions.RequireUser(app.Assistants())))
 	mux.Handle("POST /app/assistants/{id}/revoke", formBody(smallFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.RevokeAssistant())))))
 	// The MCP server: stateless Streamable HTTP at /mcp. The guard refuses a

@@ -15,10 +15,12 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
 
+	"github.com/studyloop/studyloop/server/account"
 	"github.com/studyloop/studyloop/server/extract"
 	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/store"
@@ -37,6 +39,12 @@ type Options struct {
 	// Extractor reads uploaded PDFs and photos; the app asks it which
 	// kinds the server can read. Nil: extract.New(nil).
 	Extractor *extract.Extractor
+	// Accounts changes passwords and deletes accounts. Nil:
+	// account.NewService(db, nil).
+	Accounts *account.Service
+	// ClientKey names the client of a request for the password throttle
+	// (config.Config.ClientKey). Nil: the connection's remote address.
+	ClientKey func(*http.Request) string
 }
 
 // App makes the web app's handlers.
@@ -47,12 +55,15 @@ type App struct {
 	notify    func()
 	now       func() time.Time
 	extractor *extract.Extractor
+	accounts  *account.Service
+	clientKey func(*http.Request) string
 }
 
 // New returns the web app over db, with sessions for CSRF tokens and
 // practice feedback.
 func New(db *store.DB, sessions *session.Manager, logger *slog.Logger, opts *Options) *App {
-	a := &App{db: db, sessions: sessions, logger: logger, notify: func() {}, now: time.Now}
+	a := &App{db: db, sessions: sessions, logger: logger, notify: func() {}, now: time.Now,
+		clientKey: func(r *http.Request) string { return r.RemoteAddr }}
 	if opts != nil {
 		if opts.Notify != nil {
 			a.notify = opts.Notify
@@ -61,9 +72,16 @@ func New(db *store.DB, sessions *session.Manager, logger *slog.Logger, opts *Opt
 			a.now = opts.Now
 		}
 		a.extractor = opts.Extractor
+		a.accounts = opts.Accounts
+		if opts.ClientKey != nil {
+			a.clientKey = opts.ClientKey
+		}
 	}
 	if a.extractor == nil {
 		a.extractor = extract.New(nil)
+	}
+	if a.accounts == nil {
+		a.accounts = account.NewService(db, nil)
 	}
 	return a
 }
@@ -78,14 +96,45 @@ func userID(ctx context.Context) (int64, error) {
 	return id, nil
 }
 
-// render writes a page with the given status.
+// render writes a page with the given status, with the signed-in
+// student's account menu in its header.
 func (a *App) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	ctx := r.Context()
+	if menu, err := a.accountMenu(r); err != nil {
+		a.logger.Error("account menu", "path", r.URL.Path, "err", err)
+	} else {
+		ctx = templates.WithAccountMenu(ctx, menu)
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	if err := c.Render(r.Context(), w); err != nil {
+	if err := c.Render(ctx, w); err != nil {
 		a.logger.Error("render", "path", r.URL.Path, "err", err)
 	}
+}
+
+// accountMenu is what the app header shows of the signed-in student: the
+// email, the session's CSRF token for signing out, and the page in the
+// other language (the app's home for a form post).
+func (a *App) accountMenu(r *http.Request) (templates.AccountMenu, error) {
+	ctx := r.Context()
+	user, err := userID(ctx)
+	if err != nil {
+		return templates.AccountMenu{}, err
+	}
+	u, err := a.db.UserByID(ctx, user)
+	if err != nil {
+		return templates.AccountMenu{}, err
+	}
+	page := "/app"
+	if r.Method == http.MethodGet {
+		page = strings.TrimPrefix(r.URL.RequestURI(), "/de")
+	}
+	other := templates.WithLocale(ctx, templates.German)
+	if templates.Locale(ctx) == templates.German {
+		other = templates.WithLocale(ctx, templates.English)
+	}
+	return templates.AccountMenu{Email: u.Email, CSRFToken: a.sessions.CSRFToken(ctx), SwitchURL: templates.AppPath(other, page)}, nil
 }
 
 // statusFor maps an error code to the HTTP status of the page reporting it.

@@ -8,8 +8,8 @@ import (
 	"github.com/studyloop/studyloop/server/store"
 )
 
-// Pruning of expired authorization codes, tokens, sessions, and clients
-// that registered but never completed a grant.
+// Pruning of expired authorization codes, tokens, sessions, password
+// resets, and clients that registered but never completed a grant.
 const (
 	pruneInterval     = 10 * time.Minute
 	unusedClientGrace = 24 * time.Hour
@@ -32,8 +32,12 @@ func pruneExpired(ctx context.Context, db *store.DB, logger *slog.Logger, interv
 		if err != nil && ctx.Err() == nil {
 			logger.Error("prune sessions", "err", err)
 		}
-		if oauthRows+sessionRows > 0 {
-			logger.Info("pruned expired rows", "oauth", oauthRows, "sessions", sessionRows)
+		resetRows, err := db.PrunePasswordResets(ctx, now)
+		if err != nil && ctx.Err() == nil {
+			logger.Error("prune password resets", "err", err)
+		}
+		if oauthRows+sessionRows+resetRows > 0 {
+			logger.Info("pruned expired rows", "oauth", oauthRows, "sessions", sessionRows, "password_resets", resetRows)
 		}
 		select {
 		case <-ctx.Done():
