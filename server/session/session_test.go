@@ -17,11 +17,15 @@ import (
 )
 
 // newServer serves, over a real session store: /login?id=N signs in user N
-// and prints the CSRF token, /private requires a user, /form requires CSRF,
+// (users 1 to 50 exist) and prints the CSRF token, /private requires a user, /form requires CSRF,
 // /private/form requires both, as the web app's forms do.
 func newServer(t *testing.T) (*httptest.Server, *http.Client) {
 	t.Helper()
-	m := session.New(storetest.Open(t, "sqlite").Sessions(), nil)
+	db := storetest.Open(t, "sqlite")
+	for range 50 {
+		storetest.User(t, db)
+	}
+	m := session.New(db.Sessions(), nil)
 	mux := http.NewServeMux()
 	mux.Handle("GET /login", m.Load(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, _ := strconv.ParseInt(r.URL.Query().Get("id"), 10, 64)
