@@ -132,11 +132,13 @@ func now() time.Time { return storedTime(time.Now()) }
 func newStudyID() string { return "st_" + strings.ToLower(rand.Text()) }
 
 // CreateStudy validates text and title and stores a new study of the user
-// with status uploaded, ready to be claimed. Invalid input returns the
-// validation *studyloop.Error, and a study over one of the account's
-// quotas (WithQuotas) a *studyloop.QuotaError; either way nothing is
-// stored.
+// with status uploaded, ready to be claimed; the text is stored with its
+// line breaks normalised (studyloop.NormalizeLineBreaks), as the length
+// limit counts it. Invalid input returns the validation *studyloop.Error,
+// and a study over one of the account's quotas (WithQuotas) a
+// *studyloop.QuotaError; either way nothing is stored.
 func (db *DB) CreateStudy(ctx context.Context, userID int64, title, text string) (studyloop.Study, error) {
+	text = studyloop.NormalizeLineBreaks(text)
 	if err := studyloop.ValidateStudyText(text); err != nil {
 		return studyloop.Study{}, err
 	}

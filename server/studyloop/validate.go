@@ -20,9 +20,29 @@ var emphasisMarkers = strings.NewReplacer("**", "", "__", "", "~~", "", "*", "",
 // untitled names a study whose text offers no usable first line.
 const untitled = "Untitled study"
 
+// lineBreaks turns CRLF and lone CR line breaks into LF.
+var lineBreaks = strings.NewReplacer("\r\n", "\n", "\r", "\n")
+
+// NormalizeLineBreaks returns text with every line break as one LF: CRLF
+// (which browsers send for every line of a form's textarea) and a lone CR
+// count as one line break, as a student sees them. Study text is stored
+// and counted this way.
+func NormalizeLineBreaks(text string) string {
+	if !strings.Contains(text, "\r") {
+		return text
+	}
+	return lineBreaks.Replace(text)
+}
+
+// StudyTextChars is the length of text as the limit counts it: Unicode
+// characters after NormalizeLineBreaks.
+func StudyTextChars(text string) int {
+	return utf8.RuneCountInString(text) - strings.Count(text, "\r\n")
+}
+
 // ValidateStudyText reports whether text can become a study. It returns an
 // *Error with code ETOOLARGE when the text is longer than MaxStudyTextChars
-// Unicode characters, and EINVALID when it is not valid UTF-8, holds a NUL
+// Unicode characters (counted by StudyTextChars, a CRLF line break as one), and EINVALID when it is not valid UTF-8, holds a NUL
 // byte, or is empty or only whitespace. Messages state the limit and what
 // was received.
 func ValidateStudyText(text string) error {
@@ -32,7 +52,7 @@ func ValidateStudyText(text string) error {
 	if i := strings.IndexByte(text, 0); i >= 0 {
 		return Errorf(EINVALID, "Study text contains a NUL byte (at byte offset %s); send plain text or markdown without binary data.", Commas(i))
 	}
-	if n := utf8.RuneCountInString(text); n > MaxStudyTextChars {
+	if n := StudyTextChars(text); n > MaxStudyTextChars {
 		return Errorf(ETOOLARGE, "Study text is %s characters long; the limit is %s characters.", Commas(n), Commas(MaxStudyTextChars))
 	}
 	if strings.TrimFunc(text, unicode.IsSpace) == "" {

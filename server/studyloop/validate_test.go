@@ -24,6 +24,12 @@ func TestValidateStudyText(t *testing.T) {
 		{"one over in three-byte characters", strings.Repeat("語", MaxStudyTextChars+1), ETOOLARGE,
 			[]string{"400,001 characters"}},
 		{"far over", strings.Repeat("ab", MaxStudyTextChars), ETOOLARGE, []string{"800,000 characters"}},
+		// A browser sends every line break of a textarea as CRLF: each
+		// counts as one character, as does a lone CR.
+		{"399,000 characters with CRLF line breaks", crlfText(399_000), "", nil},
+		{"exactly the limit with CRLF line breaks", crlfText(MaxStudyTextChars), "", nil},
+		{"one over with CRLF line breaks", crlfText(MaxStudyTextChars + 1), ETOOLARGE, []string{"400,001 characters"}},
+		{"exactly the limit with CR line breaks", strings.ReplaceAll(crlfText(MaxStudyTextChars), "\r\n", "\r"), "", nil},
 		{"empty", "", EINVALID, []string{"empty or only whitespace"}},
 		{"whitespace only", " \t\r\n\u00a0\u2003\n", EINVALID, []string{"empty or only whitespace"}},
 		{"NUL byte", "notes\x00more", EINVALID, []string{"NUL byte", "offset 5"}},
@@ -96,6 +102,38 @@ func BenchmarkValidateStudyText(b *testing.B) {
 	for b.Loop() {
 		if err := ValidateStudyText(text); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// crlfText is n characters of notes, as NormalizeLineBreaks counts them,
+// in lines of 80 ending in CRLF (a CRLF counting as one).
+func crlfText(n int) string {
+	var b strings.Builder
+	line := strings.Repeat("x", 79) + "\r\n"
+	for ; n >= 80; n -= 80 {
+		b.WriteString(line)
+	}
+	b.WriteString(strings.Repeat("y", n))
+	return b.String()
+}
+
+func TestNormalizeLineBreaks(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a\r\nb", "a\nb"},
+		{"a\rb", "a\nb"},
+		{"a\nb", "a\nb"},
+		{"a\r\n\r\nb\r", "a\n\nb\n"},
+		{"a\n\rb", "a\n\nb"},
+		{"no breaks", "no breaks"},
+	}
+	for _, tt := range tests {
+		got := NormalizeLineBreaks(tt.in)
+		if got != tt.want {
+			t.Errorf("NormalizeLineBreaks(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if n, want := StudyTextChars(tt.in), len([]rune(got)); n != want {
+			t.Errorf("StudyTextChars(%q) = %d, want %d", tt.in, n, want)
 		}
 	}
 }
