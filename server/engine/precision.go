@@ -65,7 +65,7 @@ func precisionProblem(q studyloop.Question, tags sentenceTagger) string {
 // earlier one: pronouns, connectives and ordinals without their noun.
 var contextOpeners = wordSet(`it its it's they them their theirs he him his she her hers we our this these that those
 	such there here however thus therefore hence also moreover furthermore nevertheless nonetheless consequently
-	instead otherwise likewise similarly accordingly besides then still yet so but and or nor
+	instead otherwise likewise similarly accordingly besides then still yet so but and or nor now
 	latter former second third fourth last another others other`)
 
 // quantifiers open a sentence with or without their noun.
@@ -103,11 +103,14 @@ func needsContext(prompt string) bool {
 	if quantifiers[first] && (second == "" || pronounFollowers[second] || strings.HasSuffix(words[0], ",")) {
 		return true
 	}
-	if first == "the" && len(words) > 1 {
+	if (first == "the" || first == "a") && len(words) > 1 {
 		switch strings.Trim(words[1], ",;:") {
 		case "latter", "former", "second", "third", "same", "above", "previous", "following", "other", "last", "next", "remaining", "rest", "opposite", "reverse", "converse":
 			return true
 		}
+	}
+	if commaPronoun.MatchString(p) {
+		return true
 	}
 	for _, m := range demonstrative.FindAllStringSubmatch(p, -1) {
 		if !contextFree[strings.ToLower(m[2])] {
@@ -124,6 +127,10 @@ func needsContext(prompt string) bool {
 // sentence ("uses these molecules"): the thing it names was introduced
 // earlier. "This way" and "by this means" point forward and are allowed.
 var demonstrative = regexp.MustCompile(`(?i)\b(this|these|those)\s+(\pL+|_____)`)
+
+// commaPronoun matches a pronoun opening the main clause after an
+// introductory phrase: "In addition to X, it also serves as ...".
+var commaPronoun = regexp.MustCompile(`(?i), (it|they|he|she|this|these) `)
 
 // earlyThen reports a "then" among the first six words that does not
 // follow a comma ("The cycle then uses ..."): it continues a sequence begun
@@ -260,6 +267,11 @@ var differentia = wordSet(`that which who whose whom where when of in on for wit
 // important", "one of the reasons".
 var nonGenus = regexp.MustCompile(`(?i)^(the|a|an) (same|case|most|only|first|key|main|best|result|reason|way|one|idea|fact|point|problem|question|answer|thing|part|basis|subject|topic|focus|goal|aim|purpose|opposite|reverse|lot|little|few|bit|number|good|great|very|whole|rest|end|start|beginning)\b|^one (of|and)\b`)
 
+// secondClause matches an answer that goes on to state something else
+// ("the sugary flavor and the conditioned response is ..."): an example,
+// not a definition.
+var secondClause = regexp.MustCompile(`(?i)\b(and|but|while|whereas) (the|a|an|this|it|they)\b.* (is|are|was|were)\b`)
+
 // notDefinitional reports whether q asks "What is X?" of an answer that
 // is not a definition: one that opens with an article must go on from a
 // noun (its genus) to what sets X apart.
@@ -271,7 +283,7 @@ func notDefinitional(q studyloop.Question) bool {
 	if len(a) == 0 {
 		return true
 	}
-	if nonGenus.MatchString(q.Answer) {
+	if nonGenus.MatchString(q.Answer) || secondClause.MatchString(q.Answer) {
 		return true
 	}
 	switch a[0] {
@@ -315,6 +327,9 @@ func splitsPhrase(q studyloop.Question, tags sentenceTagger) bool {
 	if first < 0 {
 		return false
 	}
+	if first > 0 && initial.MatchString(q.Prompt[:from]) {
+		return true // "In E. _____": the blank is the rest of a name
+	}
 	if first > 0 {
 		switch prev := toks[first-1]; {
 		case prev.End() > from: // a token straddles the blank's start
@@ -341,6 +356,9 @@ func splitsPhrase(q studyloop.Question, tags sentenceTagger) bool {
 	}
 	return false
 }
+
+// initial matches a capital initial and its full stop right before a blank.
+var initial = regexp.MustCompile(`\b\p{Lu}\.\s*$`)
 
 // choicesAlike reports whether two choices of a multiple-choice question
 // could both be right or be told apart by form alone: one abbreviates

@@ -43,6 +43,12 @@ func TestPrecisionChecks(t *testing.T) {
 		{"needs earlier sentence", cloze("Hemoglobin carries oxygen from the lungs to the _____.", "tissues"), false},
 		{"needs earlier sentence", shortAnswer("What is the thylakoid?", "a membrane sac inside a chloroplast"), false},
 
+		{"needs earlier sentence", cloze("A second, later expedient was the establishment of _____.", "constitutional checks"), true},
+		{"needs earlier sentence", cloze("In addition to coding for methionine, it serves as the _____.", "start codon"), true},
+		{"needs earlier sentence", cloze("The railways reduced this _____ to a few hours.", "journey"), true},
+		{"needs earlier sentence", cloze("Each codon specifies one _____.", "amino acid"), false},
+		{"needs earlier sentence", cloze("Each is made of two _____.", "subunits"), true},
+
 		// A prompt that points at what the question cannot show.
 		{"points at figure or chapter", cloze("As Figure 3.2 shows, the _____ is the largest organelle.", "nucleus"), true},
 		{"points at figure or chapter", cloze("The table below lists each _____.", "element"), true},
@@ -65,12 +71,14 @@ func TestPrecisionChecks(t *testing.T) {
 		{"not a definition", shortAnswer("What is a ribosome?", "a molecular machine that builds proteins"), false},
 		{"not a definition", shortAnswer("What is osmosis?", "a movement of water across a membrane"), false},
 		{"not a definition", shortAnswer("What is GDP?", "total market value of final goods"), false},
+		{"not a definition", shortAnswer("What is the conditioned stimulus?", "the sugary flavor and the conditioned response is nausea"), true},
 
 		// A blank that is not a whole noun phrase.
 		{"blank splits a phrase", cloze("The _____ membrane surrounds the cell.", "plasma"), true},
 		{"blank splits a phrase", cloze("Charles _____ wrote On the Origin of Species.", "Darwin"), true},
 		{"blank splits a phrase", cloze("Blood leaves through the pulmonary and _____ valves.", "aortic"), true},
 		{"blank splits a phrase", cloze("The plasma membrane surrounds the _____.", "cell"), false},
+		{"blank splits a phrase", cloze("In E. _____, the polymerase has six subunits.", "coli"), true},
 		{"blank splits a phrase", cloze("_____ wrote On the Origin of Species.", "Charles Darwin"), false},
 
 		// Choices a student could tell apart by form, or two right ones.
@@ -78,6 +86,26 @@ func TestPrecisionChecks(t *testing.T) {
 		{"choices alike", choice("Which molecule carries genes?", "DNA", "DNA", "deoxyribonucleic acid", "lipid", "glucose"), true},
 		{"choices alike", choice("Which organelle makes ATP?", "mitochondria", "mitochondria", "ribosome", "lysosome", "Golgi apparatus"), false},
 		{"choices alike", choice("Which term is a general fall in prices?", "deflation", "deflation", "inflation", "recession", "tariff"), false},
+
+		// English only.
+		{"not in English", cloze("Die Ribosomen sind die Orte der _____ in der Zelle.", "Proteinsynthese"), true},
+		{"not in English", cloze("Ribosomes are the sites of _____ in the cell.", "protein synthesis"), false},
+
+		// Lectures, exercises and objectives talk to the reader.
+		{"speaks to the reader", cloze("I will now show you that _____ burns with a pale flame.", "hydrogen"), true},
+		{"speaks to the reader", cloze("Let's think about why the _____ cools.", "surface"), true},
+		{"speaks to the reader", cloze("Explain how _____ differ from reflexes.", "instincts"), true},
+		{"speaks to the reader", cloze("Hydrogen burns with a pale flame in _____.", "air"), false},
+
+		// Part of the answer shows in the prompt.
+		{"answer word in prompt", cloze("Baroreceptor firing sets off the _____.", "baroreceptor reflex"), true},
+		{"answer word in prompt", cloze("Stretch receptors in the atria set off the _____.", "Bainbridge reflex"), false},
+		{"answer word in prompt", shortAnswer("What is a covalent bond?", "a chemical bond that shares electrons"), false},
+
+		// An answer a student could guess without the material.
+		{"answer guessable", cloze("Nearly normal data are common, but _____ are exactly normal.", "none"), true},
+		{"answer guessable", cloze("Rolled sheet iron (1728) came in the _____.", "eighteenth century"), true},
+		{"answer guessable", cloze("Rolled sheet iron came in the _____.", "eighteenth century"), false},
 	}
 	checks := map[string]PrecisionCheck{}
 	for _, c := range PrecisionChecks {

@@ -574,8 +574,11 @@ func clozeSentence(s *sentence, minWords int) bool {
 	if !s.tagged || len(s.toks) > maxClozeTokens || strings.ContainsAny(s.text, "?\n") || notation.MatchString(s.text) {
 		return false
 	}
-	if !endsSentence(s.text) && !wholeClause(s) {
-		return false
+	if !endsSentence(s.text) && !wholeClause(s) || strings.HasSuffix(strings.TrimSpace(s.text), ":") {
+		return false // a lead-in to a list or a formula is not a statement
+	}
+	if n := len(s.lower); n >= 2 && leadInEnd[s.lower[n-2]] {
+		return false // "The three components are." lost its formula
 	}
 	words := 0
 	for _, w := range s.lower {
@@ -597,6 +600,10 @@ func clozeSentence(s *sentence, minWords int) bool {
 // notation matches the shorthand of notes and formulas ("x = 3", "A -> B"),
 // which reads badly with a blank in it.
 var notation = regexp.MustCompile(` (=|->|=>|<-|~) `)
+
+// leadInEnd are words no statement ends with: a sentence ending in one
+// lost what followed it (a formula, a list, a figure).
+var leadInEnd = wordSet(`is are was were be been of the a an to by as and or with for from than that which`)
 
 // wholeClause reports whether s, lacking a full stop, is a whole block
 // (a list item or a one-line note) that has a finite verb: "The surface
@@ -632,7 +639,9 @@ var abbreviations = map[string]bool{
 // withDistractors turns a cloze into multiple choice with three keyphrases
 // of the blank's class, from the same topic first and then the study.
 func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studyloop.Question, bool) {
-	if b.class == "" {
+	// One everyday word ("minute", "society") has no rivals of its kind in
+	// the text: any three other words are told apart by sense alone.
+	if b.class == "" || !strings.Contains(q.Answer, " ") && isGeneralWord(a.lex, strings.ToLower(q.Answer)) {
 		return q, false
 	}
 	var picked []string
@@ -641,7 +650,7 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 	scanned := 0
 	try := func(p phrase) {
 		scanned++
-		if len(picked) == 3 || p.class != b.class || p.key == b.key || !plainWord(p.text) || !a.distractorTerm(p) {
+		if len(picked) == 3 || p.class != b.class || p.key == b.key || !plainWord(p.text) || !a.distractorTerm(p) || instructionOpeners[strings.ToLower(firstWord(p.text))] {
 			return
 		}
 		if a.offered[answerKey(p.text)] >= maxDistractorUses || !sameKind(a.lex, q.Answer, p.text, a.stem) || tooClose(a.lex, q.Answer, p.text) {
@@ -849,4 +858,10 @@ func nounPhraseAt(s *sentence, from, to int) bool {
 	}
 	tag := s.toks[last].Tag
 	return strings.HasPrefix(tag, "NN") || tag == "CD" || tag == "VBG"
+}
+
+// firstWord is the first space-separated word of s.
+func firstWord(s string) string {
+	w, _, _ := strings.Cut(strings.TrimSpace(s), " ")
+	return w
 }

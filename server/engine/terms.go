@@ -39,7 +39,8 @@ var genericModifiers = wordSet(`important specific various certain major main ke
 	small great little big early late earlier later previous new old whole possible necessary real common simple
 	similar single special significant striking immediate entire full certain own other same such many much more
 	most few several good bad best better high low higher lower long short first second third last next final
-	basic overall total actual present current usual normal typical chief principal primary essential relative`)
+	basic overall total actual present current usual normal typical chief principal primary essential relative
+	fresh recent slight average further additional initial various numerous`)
 
 // isGeneralWord reports whether lower is a word of general English.
 func isGeneralWord(lex *lexicon.Lexicon, lower string) bool {
@@ -75,6 +76,9 @@ func genericPhrase(lex *lexicon.Lexicon, phrase string, recurs int) bool {
 	if modifiers > 0 {
 		return true
 	}
+	if len(words) == 1 {
+		return recurs < 6 // one everyday word is a term only where the text dwells on it
+	}
 	return recurs < 3
 }
 
@@ -93,7 +97,7 @@ func headNoun(phrase string) string {
 // as kinds of one thing ("ribosome", "mitochondrion").
 func sameKind(lex *lexicon.Lexicon, answer, distractor string, stem stemmer) bool {
 	ha, hd := headNoun(answer), headNoun(distractor)
-	if ha == "" || hd == "" {
+	if ha == "" || hd == "" || plural(ha) != plural(hd) {
 		return false
 	}
 	if stem(ha) != "" && stem(ha) == stem(hd) {
@@ -103,6 +107,21 @@ func sameKind(lex *lexicon.Lexicon, answer, distractor string, stem stemmer) boo
 		return true
 	}
 	return lex.Relate(ha, hd) == lexicon.Siblings && !genericHeads[ha]
+}
+
+// plural guesses from its spelling whether an English noun is plural, so
+// that every choice fits the slot ("the eighteenth century", never "the
+// eighteenth centuries").
+func plural(noun string) bool {
+	if !strings.HasSuffix(noun, "s") {
+		return noun == "data" || noun == "people" || noun == "children" || strings.HasSuffix(noun, "men") || strings.HasSuffix(noun, "ia") && len(noun) > 6
+	}
+	for _, end := range []string{"ss", "us", "is", "sis", "ics", "ous"} {
+		if strings.HasSuffix(noun, end) {
+			return false
+		}
+	}
+	return true
 }
 
 // tooClose reports whether distractor could also be right: WordNet has it
@@ -144,7 +163,7 @@ func (a *asker) termPair(f fact) bool {
 	if strings.Contains(f.def, "=") || strings.Contains(f.def, "->") || letters < 3*other {
 		return false
 	}
-	return len(strings.Fields(f.def)) >= 3
+	return len(strings.Fields(f.def)) >= 3 && !strings.HasPrefix(f.def, "See ")
 }
 
 // plainCell reports whether a table cell makes a question a student can
@@ -155,7 +174,13 @@ func plainCell(f fact) bool {
 	short := func(s string, words int) bool {
 		return !strings.ContainsAny(s, "()[];") && len(strings.Fields(s)) <= words
 	}
-	return short(f.term, 4) && short(f.attr, 4) && len(strings.Fields(f.def)) <= 8
+	if !short(f.term, 4) || !short(f.attr, 4) || len(strings.Fields(f.def)) > 8 || strings.ContainsAny(f.def, "=+") {
+		return false
+	}
+	// A column headed by a plural ("bacteria", "eukaryotes") holds what
+	// each group does, not an attribute of the row's term.
+	head, _, _ := strings.Cut(strings.ToLower(f.attr), " of ") // "number of moons" is a number
+	return !plural(headNoun(head))
 }
 
 func cellKey(f fact) string { return strings.ToLower(f.term) + "\x00" + strings.ToLower(f.attr) }

@@ -145,8 +145,8 @@ type Relation int
 // Relations, from closest to none.
 const (
 	Unrelated Relation = iota
-	// Siblings are kinds of one thing (within two steps up): "ribosome"
-	// and "mitochondrion" are both organelles.
+	// Siblings are kinds of one thing, their common sense's direct
+	// hypernym: "ribosome" and "mitochondrion" are both organelles.
 	Siblings
 	// Nested means one is a kind of the other: "enzyme" and "protein".
 	Nested
@@ -189,7 +189,7 @@ func (l *Lexicon) Relate(a, b string) Relation {
 	// no sibling of "billions".
 	upA, upB = l.ancestors(wa.synsets[:min(len(wa.synsets), siblingSenses)]), l.ancestors(wb.synsets[:min(len(wb.synsets), siblingSenses)])
 	for s, da := range upA {
-		if db, ok := upB[s]; ok && da <= 2 && db <= 2 {
+		if db, ok := upB[s]; ok && da <= 1 && db <= 1 {
 			return Siblings
 		}
 	}
