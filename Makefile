@@ -54,3 +54,10 @@ bench: site
 # figures per text: counts, types, repeats and precision-check failures.
 quality:
 	go run ./server/cmd/quality ../shared/corpus server/engine/testdata
+
+# bench-nginx serves the built site from bin/studyloop and from Debian's
+# nginx (gzip_static on gzip -9 copies) side by side, each pinned to one CPU,
+# and prints requests per second, the ratios and the bytes each sends. It
+# installs nothing (apt-get install nginx-light wrk) and is not part of test.
+bench-nginx: build
+	.ci/bench-nginx
