@@ -6,9 +6,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // syncBuffer is a bytes.Buffer the server's goroutines may log to.
@@ -95,6 +98,102 @@ func TestOneLogLinePerRequest(t *testing.T) {
 		}
 		if _, ok := l["duration"]; !ok {
 			t.Errorf("%s %s: no duration in %v", tt.method, tt.path, l)
+		}
+	}
+}
+
+// TestRequestLogMatchesSlog logs the same requests through the logger's
+// JSON handler and through the direct writer; the lines must be byte for
+// byte the same apart from the time and duration values.
+func TestRequestLogMatchesSlog(t *testing.T) {
+	variable := regexp.MustCompile(`"time":"[^"]*"|"duration":\d+`)
+	paths := []string{
+		"/support/",
+		`/a"quote\back`,
+		"/tab\tnew\nline\rcr\x01\x1f\x7f",
+		"/caf\u00e9/\u65e5\u672c",
+		"/bad\xffutf8\xc3",
+		"/js\u2028\u2029end",
+		"/<html>&amp;",
+	}
+	for _, path := range paths {
+		var viaSlog, direct bytes.Buffer
+		handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusTeapot)
+			w.Write([]byte("short and stout")) //nolint:errcheck // test writer
+		})
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req.URL.Path = path
+		req.RemoteAddr = "[::1]:5000"
+		logRequests(slog.New(slog.NewJSONHandler(&viaSlog, nil)), nil, handler).ServeHTTP(httptest.NewRecorder(), req)
+		logRequests(slog.New(slog.NewJSONHandler(io.Discard, nil)), &direct, handler).ServeHTTP(httptest.NewRecorder(), req)
+		want, got := viaSlog.String(), direct.String()
+		if a, b := variable.ReplaceAllString(want, "X"), variable.ReplaceAllString(got, "X"); a != b {
+			t.Errorf("path %q:\n slog:   %s direct: %s", path, want, got)
+		}
+		var line struct {
+			Time     string
+			Duration int64
+		}
+		if err := json.Unmarshal(direct.Bytes(), &line); err != nil {
+			t.Fatalf("path %q: %v in %s", path, err, got)
+		}
+		if _, err := time.Parse("2006-01-02T15:04:05.000Z07:00", line.Time); err != nil || line.Duration < 0 {
+			t.Errorf("path %q: time %q (%v), duration %d", path, line.Time, err, line.Duration)
+		}
+	}
+}
+
+// TestRequestLogHonoursLevel: above info, the direct writer writes nothing.
+func TestRequestLogHonoursLevel(t *testing.T) {
+	var direct bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	h := logRequests(logger, &direct, http.NotFoundHandler())
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil))
+	if direct.Len() != 0 {
+		t.Errorf("logged at LOG_LEVEL=warn: %s", direct.String())
+	}
+}
+
+// BenchmarkRequestLog compares the two ways of writing a request line.
+func BenchmarkRequestLog(b *testing.B) {
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }) //nolint:errcheck // test writer
+	req := httptest.NewRequest(http.MethodGet, "/support/", nil)
+	req.RemoteAddr = "127.0.0.1:40000"
+	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	for name, h := range map[string]http.Handler{
+		"slog":   logRequests(logger, nil, handler),
+		"direct": logRequests(logger, io.Discard, handler),
+	} {
+		b.Run(name, func(b *testing.B) {
+			w := &benchWriter{header: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				w.reset()
+				h.ServeHTTP(w, req)
+			}
+		})
+	}
+}
+
+// TestRequestLogTime formats a run of times through one requestLog, so
+// the once-per-second cache is reused and renewed, against time.Format.
+func TestRequestLogTime(t *testing.T) {
+	berlin := time.FixedZone("CET", 3600)
+	base := time.Date(2026, 11, 24, 23, 59, 59, 0, time.UTC)
+	times := []time.Time{
+		base,
+		base.Add(7 * time.Millisecond),
+		base.Add(999*time.Millisecond + 999*time.Microsecond),
+		base.Add(time.Second),             // next second, next day
+		base.Add(time.Second).In(berlin),  // same second, another zone
+		base.Add(1500 * time.Millisecond), // back in UTC
+		base.Add(-time.Hour + time.Millisecond),
+	}
+	var l requestLog
+	for _, tm := range times {
+		if got, want := string(l.appendTime(nil, tm)), tm.Format("2006-01-02T15:04:05.000Z07:00"); got != want {
+			t.Errorf("appendTime(%v) = %s, want %s", tm, got, want)
 		}
 	}
 }

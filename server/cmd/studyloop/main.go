@@ -58,7 +58,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	switch cmd {
 	case "serve":
-		return serve(ctx, cfg, logger, stdout)
+		return serve(ctx, cfg, logger, stdout, stderr)
 	case "migrate":
 		return migrate(ctx, cfg, stdout)
 	case "user":
@@ -108,7 +108,9 @@ func migrate(ctx context.Context, cfg config.Config, stdout io.Writer) error {
 	return nil
 }
 
-func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer) error {
+// serve runs the server until ctx is cancelled; logger writes to stderr,
+// which also takes the request lines directly.
+func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout, stderr io.Writer) error {
 	db, err := openDB(ctx, cfg)
 	if err != nil {
 		return err
@@ -146,6 +148,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 	handler, err := web.NewServer(web.Deps{
 		Config:        cfg,
 		Logger:        logger,
+		RequestLog:    stderr,
 		DB:            db,
 		Site:          build.Site(),
 		NotifyWorkers: pool.Notify,
