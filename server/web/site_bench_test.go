@@ -2,11 +2,16 @@ package web
 
 import (
 	"bytes"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/studyloop/studyloop/server/config"
+	"github.com/studyloop/studyloop/server/store/storetest"
 )
 
 // benchWriter is a reusable ResponseWriter that keeps what a connection
@@ -277,6 +282,41 @@ func BenchmarkNegotiatedPageOverHTTP(b *testing.B) {
 			slices.Sort(ratios)
 			b.ReportMetric(float64(siteTime.Nanoseconds())/float64(b.N), "site-ns/op")
 			b.ReportMetric(ratios[len(ratios)/2], "ratio")
+		})
+	}
+}
+
+// BenchmarkSiteFullStack serves the site through NewServer, with the
+// middleware around every route and a JSON request log (to io.Discard),
+// so the cost of the access-log line shows beside the handler's.
+func BenchmarkSiteFullStack(b *testing.B) {
+	cfg, err := config.FromEnv(func(k string) string { return map[string]string{"BASE_URL": testOrigin}[k] })
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := NewServer(Deps{
+		Config: cfg,
+		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		DB:     storetest.Open(b, "sqlite"),
+		Site:   builtSite(b),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, br := range benchRequests {
+		b.Run(br.name, func(b *testing.B) {
+			req, want := newBenchRequest(b, h, br.path, br.header, br.status)
+			req.RemoteAddr = "127.0.0.1:40000"
+			w := &benchWriter{header: http.Header{}, freshHeader: true}
+			b.ReportAllocs()
+			b.SetBytes(int64(want.Body.Len()))
+			for b.Loop() {
+				w.reset()
+				h.ServeHTTP(w, req)
+			}
+			if w.status != br.status {
+				b.Fatalf("status %d, want %d", w.status, br.status)
+			}
 		})
 	}
 }
