@@ -31,7 +31,7 @@ func (p PageProps) documentTitle(ctx context.Context) string {
 	if p.Title == "" {
 		return "Studyloop"
 	}
-	return T(ctx, p.Title) + " – Studyloop"
+	return Message(ctx, p.Title) + " – Studyloop"
 }
 
 // Page is the site layout: head, header with navigation, the optional flash
@@ -234,9 +234,9 @@ func Page(props PageProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var11 string
-			templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, props.Title))
+			templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(Message(ctx, props.Title))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `layout.templ`, Line: 75, Col: 31}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `layout.templ`, Line: 75, Col: 37}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 			if templ_7745c5c3_Err != nil {

@@ -203,14 +203,19 @@ func (m *Manager) GetString(ctx context.Context, key string) string {
 // RequireUser loads the session and passes requests from signed-in students
 // to next, with the user id in the context (studyloop.UserIDFromContext).
 // Others are sent to /signin, which brings them back afterwards: GET and
-// HEAD to the same URL, other methods to the same path.
+// HEAD to the same URL, other methods to the same path. The URL is the one
+// the browser asked for (Request.RequestURI), also where routes passed the
+// request on under another path (the German app does).
 func (m *Manager) RequireUser(next http.Handler) http.Handler {
 	return m.Load(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, ok := m.UserID(r.Context())
 		if !ok {
-			back := r.URL.Path
-			if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			back := r.RequestURI
+			if back == "" || back[0] != '/' {
 				back = r.URL.RequestURI()
+			}
+			if r.Method != http.MethodGet && r.Method != http.MethodHead {
+				back, _, _ = strings.Cut(back, "?")
 			}
 			http.Redirect(w, r, SignInURL(back), http.StatusSeeOther)
 			return

@@ -82,6 +82,12 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	mux.Handle("POST /app/account/delete", formBody(smallFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.DeleteAccount())))))
 	mux.Handle("GET /app/assistants", session.Sensitive(sessions.RequireUser(app.Assistants())))
 	mux.Handle("POST /app/assistants/{id}/revoke", formBody(smallFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.RevokeAssistant())))))
+	// The web app in German: /de/app/… is passed on to the routes above as
+	// /app/…, in German.
+	german := handleGermanApp(mux)
+	mux.Handle("GET /de/app", german)
+	mux.Handle("GET /de/app/", german)
+	mux.Handle("POST /de/app/", german)
 	// The MCP server: stateless Streamable HTTP at /mcp. The guard refuses a
 	// foreign Host or Origin (DNS rebinding, 403) and answers CORS
 	// preflights before any token check; POST needs a bearer access token.

@@ -32,7 +32,7 @@ func (a *App) Assistants() http.Handler {
 		for _, g := range grants {
 			name := g.Client.Name
 			if name == "" {
-				name = "Unnamed assistant"
+				name = templates.T(ctx, "Unnamed assistant")
 			}
 			p.Assistants = append(p.Assistants, templates.AssistantItem{
 				Name:      name,

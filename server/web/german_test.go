@@ -1,0 +1,55 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/studyloop/studyloop/server/store/storetest"
+)
+
+// TestGermanApp: /de/app/… is the app in German: the page's language, its
+// texts, links, forms and redirects stay German, the language switch leads
+// to the same page in English, and a signed-out visit returns to the
+// German page after sign-in.
+func TestGermanApp(t *testing.T) {
+	s := startAuthServer(t, storetest.Open(t, "sqlite"), nil)
+	b := newBrowser(t, s)
+	if p := b.get(t, "/de/app/account"); p.status != http.StatusSeeOther || p.location != s.base+"/signin?next=%2Fde%2Fapp%2Faccount" {
+		t.Fatalf("signed out: %d %q", p.status, p.location)
+	}
+	if loc := b.signUp(t, "/de/app/account", "ann@example.com", "ann's password"); loc != s.base+"/de/app/account" {
+		t.Fatalf("after sign-up: %q", loc)
+	}
+	tests := []struct {
+		path string
+		want []string
+	}{
+		{"/de/app/account", []string{`<html lang="de">`, "<h1>Konto</h1>", "Passwort ändern", `action="/de/app/account/password"`, `href="/de/app/assistants"`, `id="switch-language" href="/app/account" hreflang="en"`}},
+		{"/de/app/assistants", []string{"<h1>Verbundene Assistenten</h1>", "Kein Assistent ist verbunden."}},
+		{"/de/app", []string{`<html lang="de">`, "Deine Lerneinheiten", `href="/de/app/account"`}},
+		{"/app/account", []string{`<html lang="en">`, "<h1>Account</h1>", `id="switch-language" href="/de/app/account" hreflang="de"`}},
+	}
+	for _, tt := range tests {
+		p := b.get(t, tt.path)
+		if p.status != http.StatusOK {
+			t.Fatalf("GET %s: %d", tt.path, p.status)
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(p.body, want) {
+				t.Errorf("GET %s lacks %q", tt.path, want)
+			}
+		}
+	}
+	csrf := b.get(t, "/de/app/account").csrf(t)
+	if p := b.post(t, "/de/app/account/password", url.Values{"csrf_token": {csrf}, "current": {"wrong password"}, "new": {"a new password!"}}); p.status != http.StatusUnauthorized || !strings.Contains(p.body, "Das ist nicht dein aktuelles Passwort.") {
+		t.Fatalf("German refusal: %d %.400s", p.status, p.body)
+	}
+	if p := b.post(t, "/de/app/account/password", url.Values{"csrf_token": {csrf}, "current": {"ann's password"}, "new": {"a new password!"}}); p.status != http.StatusSeeOther || p.location != s.base+"/de/app/account" {
+		t.Fatalf("German change: %d %q", p.status, p.location)
+	}
+	if p := b.get(t, "/de/app/account"); !strings.Contains(p.body, "Dein Passwort ist geändert.") {
+		t.Fatal("the confirmation is not in German")
+	}
+}
