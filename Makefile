@@ -3,7 +3,7 @@
 HUGO := go tool -modfile=build/hugo.mod hugo
 SITE_SOURCES := $(shell find site -type f ! -name .hugo_build.lock)
 
-.PHONY: site templ build run test bench quality check-format check-generated
+.PHONY: site templ build run test bench fuzz quality check-format check-generated
 
 # site renders site/ with Hugo into build/site, which package build embeds.
 # It reruns only when a file under site/ (or the Hugo pin) changed.
@@ -61,3 +61,14 @@ quality:
 # installs nothing (apt-get install nginx-light wrk) and is not part of test.
 bench-nginx: build
 	.ci/bench-nginx
+
+# fuzz runs every fuzz test (each func Fuzz... under server/) for FUZZTIME
+# apiece, ten minutes by default: make fuzz FUZZTIME=30s for a short run.
+FUZZTIME ?= 10m
+fuzz:
+	@set -e; for dir in $$(grep -rl --include='*_test.go' '^func Fuzz' server | xargs -n1 dirname | sort -u); do \
+		for fuzzer in $$(grep -h '^func Fuzz' $$dir/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do \
+			echo "== $$fuzzer ($$dir, $(FUZZTIME))"; \
+			go test ./$$dir -run '^$$' -fuzz "^$${fuzzer}\$$" -fuzztime $(FUZZTIME); \
+		done; \
+	done

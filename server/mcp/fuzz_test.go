@@ -4,15 +4,22 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/studyloop/studyloop/server/store/storetest"
 )
 
 // FuzzPost posts arbitrary bodies, with an arbitrary protocol version
-// header, to the running endpoint. The answer is never a 5xx: it is 202
-// with no body, or one of the documented statuses carrying one valid
-// JSON-RPC response.
+// header (and, for 2026-07-28, the body's method in Mcp-Method), to the
+// running endpoint. The answer is never a 5xx: it is 202 with no body, or
+// one of the documented statuses carrying one valid JSON-RPC response whose
+// id is null, a string of at most 256 bytes or an integer within ±(2^53-1).
+// A body that gets a result is valid UTF-8 JSON with unique member names.
+// make fuzz runs it for 10 minutes.
 func FuzzPost(f *testing.F) {
 	seeds := []string{
 		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
@@ -30,6 +37,14 @@ func FuzzPost(f *testing.F) {
 		`{"jsonrpc":"2.0","id":-0.5,"method":"ping","params":[]}`,
 		`{"jsonrpc":"2.0","id":1,"method":"ping","jsonrpc":"1.0"}`,
 		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}",
+		"{\"jsonrpc\":\"2.0\",\"id\":\"\xc3\",\"method\":\"ping\"}",
+		`{"JSONRPC":"2.0","ID":1,"METHOD":"ping"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":"` + strings.Repeat("x", 300) + `","method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta2026 + `}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_mastery","arguments":{},` + meta2026 + `}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
 		`{`, ``, `null`, `123`, `"s"`, `{"a":[[[[[[[[[[]]]]]]]]]]}`,
 	}
 	for i, s := range seeds {
@@ -46,6 +61,13 @@ func FuzzPost(f *testing.F) {
 		req.Header.Set("Authorization", "Bearer user-1")
 		if version != "" {
 			req.Header["Mcp-Protocol-Version"] = []string{version}
+			var msg struct {
+				Method string
+				Params struct{ Name string }
+			}
+			json.Unmarshal(body, &msg)
+			req.Header["Mcp-Method"] = []string{msg.Method}
+			req.Header["Mcp-Name"] = []string{msg.Params.Name}
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -61,7 +83,7 @@ func FuzzPost(f *testing.F) {
 				t.Fatalf("202 with body %q", buf.Bytes())
 			}
 			return
-		case http.StatusOK, http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
+		case http.StatusOK, http.StatusBadRequest, http.StatusNotFound, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
 		default:
 			t.Fatalf("status %d for body %q: %s", resp.StatusCode, body, buf.Bytes())
 		}
@@ -73,7 +95,7 @@ func FuzzPost(f *testing.F) {
 			t.Fatalf("jsonrpc %s in %s", msg["jsonrpc"], buf.Bytes())
 		}
 		id, ok := msg["id"]
-		if !ok || len(id) == 0 || !(id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9') || string(id) == "null") {
+		if !ok || !answerID(id) {
 			t.Fatalf("id %q in %s", id, buf.Bytes())
 		}
 		_, hasResult := msg["result"]
@@ -91,6 +113,21 @@ func FuzzPost(f *testing.F) {
 			}
 		} else if resp.StatusCode != http.StatusOK {
 			t.Fatalf("result with status %d", resp.StatusCode)
+		} else if !jsontext.Value(body).IsValid() {
+			t.Fatalf("body %q is not strict JSON but got a result", body)
 		}
 	})
+}
+
+// answerID reports whether an answer's id is one the server may send:
+// null, a string of at most 256 bytes, or an integer within ±(2^53-1).
+func answerID(id json.RawMessage) bool {
+	switch {
+	case string(id) == "null":
+		return true
+	case len(id) > 0 && id[0] == '"':
+		return len(id) <= 256
+	}
+	n, err := strconv.ParseInt(string(id), 10, 64)
+	return err == nil && n >= -(1<<53-1) && n <= 1<<53-1
 }

@@ -3,12 +3,28 @@ package mcp
 // JSON-RPC 2.0 (https://www.jsonrpc.org/specification) as MCP 2025-11-25
 // restricts it (basic/index.mdx): request ids are strings or numbers, never
 // null, and batches are not supported (removed in 2025-06-18).
+//
+// Messages are read strictly, so that this server and anything in front of
+// it (a proxy or firewall filtering on "method") cannot read one body two
+// ways: the body must be valid UTF-8 JSON (RFC 8259 §8.1) with unique
+// member names at every depth (I-JSON, RFC 7493 §2.3), members are matched
+// exactly (a top-level member differing from a JSON-RPC one only in case is
+// refused), and an id is a string of at most maxIDBytes bytes or an integer
+// within ±(2^53-1) (I-JSON §2.2). Anything else is answered with id null,
+// never with what was sent. Decoding is github.com/go-json-experiment/json,
+// which checks all of this as it reads.
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -21,6 +37,14 @@ const (
 	codeInternalError  = jsonrpc.CodeInternalError
 )
 
+// Bounds on request ids. Real ids are counters or UUIDs; an id is echoed
+// in the answer, so it must not be a way to make answers large.
+const (
+	maxIDBytes    = 256       // a string id as sent, quotes included
+	maxIDInt      = 1<<53 - 1 // integers JSON parsers read exactly
+	maxIDIntChars = len("-9007199254740991")
+)
+
 // rpcError is a JSON-RPC error object, the SDK's wire type.
 type rpcError = jsonrpc.Error
 
@@ -29,7 +53,7 @@ var nullID = json.RawMessage("null")
 
 // request is one decoded JSON-RPC message of any kind.
 type request struct {
-	ID     json.RawMessage // nil when absent; valid ids are strings or numbers
+	ID     json.RawMessage // nil when absent; valid ids are strings or integers
 	Method string
 	Params json.RawMessage
 	// isResponse marks a JSON-RPC response (result or error) sent by the
@@ -41,42 +65,51 @@ type request struct {
 func (r *request) isNotification() bool { return r.ID == nil }
 
 // wireMessage is a message as it arrives, every member kept raw so that
-// absent, null and mistyped members can be told apart.
+// absent, null and mistyped members can be told apart. Members of other
+// names are collected in Other, to refuse case variants of these.
 type wireMessage struct {
-	JSONRPC json.RawMessage `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  json.RawMessage `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   json.RawMessage `json:"error"`
+	JSONRPC jsontext.Value `json:"jsonrpc"`
+	ID      jsontext.Value `json:"id"`
+	Method  jsontext.Value `json:"method"`
+	Params  jsontext.Value `json:"params"`
+	Result  jsontext.Value `json:"result"`
+	Error   jsontext.Value `json:"error"`
+	Other   jsontext.Value `json:",unknown"`
 }
+
+// memberNames are the members of a JSON-RPC message.
+var memberNames = []string{"jsonrpc", "id", "method", "params", "result", "error"}
 
 // decodeMessage parses one POST body. On failure it returns the error to
 // send and the id to send it with (null when the id is unusable).
 func decodeMessage(body []byte) (*request, json.RawMessage, *rpcError) {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		if !json.Valid(trimmed) {
-			return nil, nullID, &rpcError{Code: codeParseError, Message: "Parse error: the body is not valid JSON."}
+		if rerr := syntaxError(jsontext.Value(trimmed).IsValid(), nil, body); rerr != nil {
+			return nil, nullID, rerr
 		}
 		return nil, nullID, &rpcError{Code: codeInvalidRequest, Message: "Batches are not supported: send one JSON-RPC message per request."}
 	}
 	var w wireMessage
-	if err := json.Unmarshal(body, &w); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) {
-			return nil, nullID, &rpcError{Code: codeInvalidRequest, Message: "Invalid request: the body must be one JSON-RPC 2.0 object."}
+	if err := jsonv2.Unmarshal(body, &w); err != nil {
+		if rerr := syntaxError(false, err, body); rerr != nil {
+			return nil, nullID, rerr
 		}
-		return nil, nullID, &rpcError{Code: codeParseError, Message: "Parse error: the body is not valid JSON."}
+		return nil, nullID, &rpcError{Code: codeInvalidRequest, Message: "Invalid request: the body must be one JSON-RPC 2.0 object."}
 	}
-	id := w.ID
+	if w.Other != nil {
+		if rerr := caseVariant(w.Other); rerr != nil {
+			return nil, nullID, rerr
+		}
+	}
+	id := json.RawMessage(w.ID)
 	if w.Method == nil && string(id) == "null" && w.Error != nil && string(w.JSONRPC) == `"2.0"` {
 		// The client's error response to a message whose id it could not
 		// read (JSON-RPC 2.0 §5): a response, so 202.
 		return &request{ID: id, isResponse: true}, nil, nil
 	}
 	if id != nil && !validID(id) {
-		return nil, nullID, &rpcError{Code: codeInvalidRequest, Message: "Invalid request: id must be a string or a number."}
+		return nil, nullID, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("Invalid request: id must be a string of at most %d bytes or an integer from -%d to %d.", maxIDBytes-2, maxIDInt, maxIDInt)}
 	}
 	replyID := id
 	if replyID == nil {
@@ -92,10 +125,10 @@ func decodeMessage(body []byte) (*request, json.RawMessage, *rpcError) {
 		return nil, replyID, &rpcError{Code: codeInvalidRequest, Message: `Invalid request: "method" is missing.`}
 	}
 	var method string
-	if err := json.Unmarshal(w.Method, &method); err != nil || method == "" {
+	if err := jsonv2.Unmarshal(w.Method, &method); err != nil || method == "" {
 		return nil, replyID, &rpcError{Code: codeInvalidRequest, Message: `Invalid request: "method" must be a non-empty string.`}
 	}
-	params := w.Params
+	params := json.RawMessage(w.Params)
 	if string(params) == "null" {
 		params = nil
 	}
@@ -105,25 +138,72 @@ func decodeMessage(body []byte) (*request, json.RawMessage, *rpcError) {
 	return &request{ID: id, Method: method, Params: params}, nil, nil
 }
 
-// validID reports whether a raw id is a string or a number. Null is
-// excluded: MCP forbids null request ids.
+// syntaxError is the error for a body that is not acceptable JSON text,
+// given whether it was found valid or the decoding error, or nil when the
+// body is JSON. A repeated member name is an invalid request; anything
+// else wrong with the text is a parse error.
+func syntaxError(valid bool, err error, body []byte) *rpcError {
+	var serr *jsontext.SyntacticError
+	if valid || (err != nil && !errors.As(err, &serr)) {
+		return nil
+	}
+	switch {
+	case !utf8.Valid(body):
+		return &rpcError{Code: codeParseError, Message: "Parse error: the body is not valid UTF-8."}
+	case serr != nil && serr.Err == jsontext.ErrDuplicateName:
+		return &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("Invalid request: the member at %s appears more than once; member names must be unique.", serr.JSONPointer)}
+	case err == nil:
+		// Only IsValid was asked: ask the decoder which rule broke.
+		var v jsontext.Value
+		return syntaxError(false, jsonv2.Unmarshal(body, &v), body)
+	}
+	return &rpcError{Code: codeParseError, Message: "Parse error: the body is not valid JSON."}
+}
+
+// caseVariant refuses a top-level member whose name is a JSON-RPC member's
+// in other letter case ("METHOD", "Id"): members match exactly, and a
+// reader that matched loosely would see another message.
+func caseVariant(other jsontext.Value) *rpcError {
+	var members map[string]jsontext.Value
+	if jsonv2.Unmarshal(other, &members) != nil {
+		return nil
+	}
+	for name := range members {
+		for _, known := range memberNames {
+			if strings.EqualFold(name, known) {
+				return &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("Invalid request: member %q is not %q; member names are case-sensitive.", name, known)}
+			}
+		}
+	}
+	return nil
+}
+
+// validID reports whether a raw id is a string of at most maxIDBytes bytes
+// or an integer within ±maxIDInt. Null is excluded: MCP forbids null
+// request ids; so are fractions and exponents, which JSON-RPC 2.0 advises
+// against and which do not round-trip through every client.
 func validID(raw json.RawMessage) bool {
 	switch c := raw[0]; {
 	case c == '"':
-		return true
+		return len(raw) <= maxIDBytes
 	case c == '-' || (c >= '0' && c <= '9'):
-		return true
+		if len(raw) > maxIDIntChars {
+			return false
+		}
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		return err == nil && n >= -maxIDInt && n <= maxIDInt
 	}
 	return false
 }
 
-// decodeParams decodes a request's params into dst, reporting -32602 when
-// they do not fit. Absent params decode as an empty object.
+// decodeParams decodes a request's params into dst, member names matched
+// exactly, reporting -32602 when they do not fit. Absent params decode as
+// an empty object.
 func decodeParams(params json.RawMessage, dst any) *rpcError {
 	if params == nil {
 		return nil
 	}
-	if err := json.Unmarshal(params, dst); err != nil {
+	if err := jsonv2.Unmarshal(params, dst); err != nil {
 		return &rpcError{Code: codeInvalidParams, Message: "Invalid params: " + err.Error()}
 	}
 	return nil
