@@ -16,10 +16,6 @@ import (
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
-// NewQuestionsPerDay bounds how many never-answered questions of one study
-// NextQuestion introduces in any 24 hours; due reviews are not bounded.
-const NewQuestionsPerDay = 20
-
 // scheduler is the FSRS-6 scheduler with its defaults; it holds no state.
 var scheduler = fsrs.Default()
 
@@ -190,93 +186,42 @@ func (db *DB) countAnswer(ctx context.Context, tx bun.Tx, p topicProgressModel, 
 	return nil
 }
 
-// NextQuestion returns the question the user should practise next in a
-// study at now: the most overdue review first, then, while fewer than
-// NewQuestionsPerDay new questions were started in the last 24 hours, the
-// first question never answered, in study order. found is false when
-// nothing is due. A study that is not the user's is ENOTFOUND.
-func (db *DB) NextQuestion(ctx context.Context, userID int64, studyID string, now time.Time) (q studyloop.Question, found bool, err error) {
-	now = storedTime(now)
-	if err := db.checkStudyOwner(ctx, userID, studyID); err != nil {
-		return q, false, err
-	}
-	var rows []questionRow
-	err = db.NewSelect().
-		TableExpr("cards AS c").
-		Join("JOIN questions AS q ON q.id = c.question_id").
-		ColumnExpr(practiceColumns).
-		Where("c.user_id = ?", userID).
-		Where("c.study_id = ?", studyID).
-		Where("c.due <= ?", now).
-		OrderExpr("c.due, c.question_id").
-		Limit(1).
-		Scan(ctx, &rows)
-	if err != nil {
-		return q, false, fmt.Errorf("store: due question: %w", err)
-	}
-	if len(rows) == 0 {
-		started, err := db.NewSelect().
-			Model((*reviewLogModel)(nil)).
-			Where("user_id = ?", userID).
-			Where("study_id = ?", studyID).
-			Where("state = ?", int(fsrs.New)).
-			Where("reviewed_at > ?", now.Add(-24*time.Hour)).
-			Count(ctx)
-		if err != nil {
-			return q, false, fmt.Errorf("store: count new questions: %w", err)
-		}
-		if started >= NewQuestionsPerDay {
-			return q, false, nil
-		}
-		err = db.NewSelect().
-			TableExpr("questions AS q").
-			ColumnExpr(practiceColumns).
-			Where("q.study_id = ?", studyID).
-			Where("NOT EXISTS (SELECT 1 FROM cards AS c WHERE c.question_id = q.id)").
-			OrderExpr("q.position").
-			Limit(1).
-			Scan(ctx, &rows)
-		if err != nil {
-			return q, false, fmt.Errorf("store: new question: %w", err)
-		}
-	}
-	if len(rows) == 0 {
-		return q, false, nil
-	}
-	q, err = rows[0].practice()
-	return q, err == nil, err
-}
-
 // practiceColumns are the questions columns practice reads.
-const practiceColumns = "q.id, q.topic_id, q.type, q.prompt, q.answer, q.choices, q.span_start, q.span_end"
+const practiceColumns = "q.id, q.study_id, q.topic_id, q.type, q.prompt, q.answer, q.choices, q.span_start, q.span_end, q.alternatives, q.suspended"
 
 // practice is the row as a question to practise (Question.Topic unset).
 func (r questionRow) practice() (studyloop.Question, error) {
 	q := studyloop.Question{
-		ID: r.ID, TopicID: r.TopicID, Type: studyloop.QuestionType(r.Type),
+		ID: r.ID, StudyID: r.StudyID, TopicID: r.TopicID, Type: studyloop.QuestionType(r.Type),
 		Prompt: r.Prompt, Answer: r.Answer,
-		Source: studyloop.Span{Start: r.SpanStart, End: r.SpanEnd},
+		Source:    studyloop.Span{Start: r.SpanStart, End: r.SpanEnd},
+		Suspended: r.Suspended,
 	}
 	if err := json.Unmarshal([]byte(r.Choices), &q.Choices); err != nil {
 		return q, fmt.Errorf("store: question %d choices: %w", r.ID, err)
 	}
+	if err := json.Unmarshal([]byte(r.Alternatives), &q.Alternatives); err != nil {
+		return q, fmt.Errorf("store: question %d alternatives: %w", r.ID, err)
+	}
 	return q, nil
 }
 
-// PracticeQuestion returns one question of the user's study, to grade an
-// answer or show it again. A question that is not in that study, or a
-// study that is not the user's, is ENOTFOUND. Question.Topic is unset; use
-// TopicID.
+// PracticeQuestion returns one question of the user's study (of any of
+// the user's studies when studyID is ""), to grade an answer or show it
+// again. A question that is not in that study, or a study that is not the
+// user's, is ENOTFOUND. Question.Topic is unset; use TopicID.
 func (db *DB) PracticeQuestion(ctx context.Context, userID int64, studyID string, questionID int64) (studyloop.Question, error) {
 	var row questionRow
-	err := db.NewSelect().
+	q := db.NewSelect().
 		TableExpr("questions AS q").
 		Join("JOIN studies AS s ON s.id = q.study_id").
 		ColumnExpr(practiceColumns).
 		Where("q.id = ?", questionID).
-		Where("q.study_id = ?", studyID).
-		Where("s.user_id = ?", userID).
-		Scan(ctx, &row)
+		Where("s.user_id = ?", userID)
+	if studyID != "" {
+		q = q.Where("q.study_id = ?", studyID)
+	}
+	err := q.Scan(ctx, &row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return studyloop.Question{}, studyloop.Errorf(studyloop.ENOTFOUND, "Question not found.")
 	}
@@ -428,7 +373,7 @@ func (db *DB) loadMasteryInputs(ctx context.Context, userID int64, studyIDs []st
 		N       int   `bun:"n"`
 	}
 	if err := db.NewSelect().TableExpr("questions").ColumnExpr("topic_id, count(*) AS n").
-		Where("study_id IN (?)", bun.In(studyIDs)).GroupExpr("topic_id").Scan(ctx, &perTopic); err != nil {
+		Where("study_id IN (?)", bun.In(studyIDs)).Where("NOT suspended").GroupExpr("topic_id").Scan(ctx, &perTopic); err != nil {
 		return nil, fmt.Errorf("store: count questions: %w", err)
 	}
 	// Cards in question order, so that every server sums a topic's recall
@@ -437,6 +382,7 @@ func (db *DB) loadMasteryInputs(ctx context.Context, userID int64, studyIDs []st
 	if err := db.NewSelect().Model(&cards).
 		Column("topic_id", "due", "stability", "state", "last_review").
 		Where("user_id = ?", userID).Where("study_id IN (?)", bun.In(studyIDs)).
+		Where("question_id NOT IN (SELECT id FROM questions WHERE study_id IN (?) AND suspended)", bun.In(studyIDs)).
 		Order("question_id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("store: cards: %w", err)
 	}

@@ -288,7 +288,7 @@ func TestNextQuestion(t *testing.T) {
 
 		next := func(at time.Time) (int64, bool) {
 			t.Helper()
-			q, found, err := db.NextQuestion(ctx, alice, st.ID, at)
+			q, found, err := db.NextQuestion(ctx, alice, store.PracticeScope{StudyID: st.ID}, at)
 			if err != nil {
 				t.Fatalf("next question: %v", err)
 			}
@@ -331,7 +331,7 @@ func TestNextQuestion(t *testing.T) {
 			user  int64
 			study string
 		}{{mallory, st.ID}, {alice, "st_missing"}} {
-			_, _, err := db.NextQuestion(ctx, tc.user, tc.study, reviewStart)
+			_, _, err := db.NextQuestion(ctx, tc.user, store.PracticeScope{StudyID: tc.study}, reviewStart)
 			if got := studyloop.ErrorCode(err); got != studyloop.ENOTFOUND {
 				t.Errorf("user %d study %q: error %v, want not found", tc.user, tc.study, err)
 			}
@@ -381,25 +381,25 @@ func TestNextQuestionBoundsNewPerDay(t *testing.T) {
 		alice := mustStudent(t, db, "alice@example.com")
 		st, qs := mustReadyStudy(t, db, alice, "Optics", 3, 10)
 		at := reviewStart
-		for i := range store.NewQuestionsPerDay {
-			q, found, err := db.NextQuestion(ctx, alice, st.ID, at)
+		for i := range studyloop.DefaultNewPerDay {
+			q, found, err := db.NextQuestion(ctx, alice, store.PracticeScope{StudyID: st.ID}, at)
 			if err != nil || !found || q.ID != qs[i].ID {
 				t.Fatalf("new question %d: %d found=%v err=%v", i, q.ID, found, err)
 			}
 			mustAnswer(t, db, alice, q.ID, fsrs.Easy, at) // Easy: due in 8 days
 			at = at.Add(time.Minute)
 		}
-		if q, found, err := db.NextQuestion(ctx, alice, st.ID, at); err != nil || found {
-			t.Fatalf("after %d new questions got %d found=%v err=%v, want none", store.NewQuestionsPerDay, q.ID, found, err)
+		if q, found, err := db.NextQuestion(ctx, alice, store.PracticeScope{StudyID: st.ID}, at); err != nil || found {
+			t.Fatalf("after %d new questions got %d found=%v err=%v, want none", studyloop.DefaultNewPerDay, q.ID, found, err)
 		}
 		// A day after the first ones were started, new ones come again.
-		q, found, err := db.NextQuestion(ctx, alice, st.ID, reviewStart.Add(aDay+time.Hour))
-		if err != nil || !found || q.ID != qs[store.NewQuestionsPerDay].ID {
-			t.Fatalf("next day: %d found=%v err=%v, want %d", q.ID, found, err, qs[store.NewQuestionsPerDay].ID)
+		q, found, err := db.NextQuestion(ctx, alice, store.PracticeScope{StudyID: st.ID}, reviewStart.Add(aDay+time.Hour))
+		if err != nil || !found || q.ID != qs[studyloop.DefaultNewPerDay].ID {
+			t.Fatalf("next day: %d found=%v err=%v, want %d", q.ID, found, err, qs[studyloop.DefaultNewPerDay].ID)
 		}
 		// Due reviews are not bounded: after eight days all twenty are due
 		// and come before new ones.
-		q, found, err = db.NextQuestion(ctx, alice, st.ID, reviewStart.Add(9*aDay))
+		q, found, err = db.NextQuestion(ctx, alice, store.PracticeScope{StudyID: st.ID}, reviewStart.Add(9*aDay))
 		if err != nil || !found || q.ID != qs[0].ID {
 			t.Fatalf("after 9 days: %d found=%v err=%v, want due review %d", q.ID, found, err, qs[0].ID)
 		}

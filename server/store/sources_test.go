@@ -30,6 +30,9 @@ func TestUploadStudyLifecycle(t *testing.T) {
 		if got, want := st.Status, studyloop.StatusUploaded; got != want {
 			t.Fatalf("status=%q, want %q", got, want)
 		}
+		if got, want := mustStatus(t, db, st, studyloop.StatusUploaded).NewPerDay, studyloop.DefaultNewPerDay; got != want {
+			t.Errorf("new per day=%d, want %d", got, want)
+		}
 		if got, want := st.Title, "Biology handout"; got != want {
 			t.Errorf("title=%q, want %q", got, want)
 		}

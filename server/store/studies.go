@@ -58,6 +58,7 @@ type studyRow struct {
 	Reason        string    `bun:"reason"`
 	TopicCount    int       `bun:"topic_count"`
 	QuestionCount int       `bun:"question_count"`
+	NewPerDay     int       `bun:"new_per_day"`
 	CreatedAt     time.Time `bun:"created_at"`
 	UpdatedAt     time.Time `bun:"updated_at"`
 }
@@ -73,6 +74,7 @@ func (r studyRow) study() studyloop.Study {
 		UpdatedAt:     r.UpdatedAt.UTC(),
 		TopicCount:    r.TopicCount,
 		QuestionCount: r.QuestionCount,
+		NewPerDay:     r.NewPerDay,
 	}
 }
 
@@ -122,6 +124,8 @@ type questionRow struct {
 	Choices       string `bun:"choices"`
 	SpanStart     int    `bun:"span_start"`
 	SpanEnd       int    `bun:"span_end"`
+	Alternatives  string `bun:"alternatives"`
+	Suspended     bool   `bun:"suspended"`
 }
 
 // now is the current time as rows hold it (see storedTime).
@@ -158,6 +162,7 @@ func (db *DB) CreateStudy(ctx context.Context, userID int64, title, text string)
 func (db *DB) insertStudy(ctx context.Context, userID int64, row *newStudyRow, usage studyloop.UploadUsage, uploads []studyloop.Upload) error {
 	t := now()
 	row.ID, row.UserID, row.Status, row.CreatedAt, row.UpdatedAt = newStudyID(), userID, string(studyloop.StatusUploaded), t, t
+	row.NewPerDay = studyloop.DefaultNewPerDay
 	row.UploadFiles, row.UploadPages, row.UploadBytes = usage.Files, usage.Pages, usage.Bytes
 	row.ExtractPending = len(uploads) > 0
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -311,7 +316,7 @@ func (db *DB) Questions(ctx context.Context, userID int64, studyID string) ([]st
 		TableExpr("questions AS q").
 		Join("JOIN topics AS t ON t.id = q.topic_id").
 		Join("JOIN studies AS s ON s.id = q.study_id").
-		ColumnExpr("q.id, q.study_id, q.topic_id, q.position, q.type, q.prompt, q.answer, q.choices, q.span_start, q.span_end").
+		ColumnExpr(practiceColumns).
 		ColumnExpr("t.position AS topic_position").
 		Where("s.id = ?", studyID).Where("s.user_id = ?", userID).
 		OrderExpr("q.position").
@@ -326,20 +331,12 @@ func (db *DB) Questions(ctx context.Context, userID int64, studyID string) ([]st
 	}
 	questions := make([]studyloop.Question, len(rows))
 	for i, r := range rows {
-		var choices []string
-		if err := json.Unmarshal([]byte(r.Choices), &choices); err != nil {
-			return nil, fmt.Errorf("store: question %d choices: %w", r.ID, err)
+		q, err := r.practice()
+		if err != nil {
+			return nil, err
 		}
-		questions[i] = studyloop.Question{
-			ID:      r.ID,
-			Topic:   r.TopicPosition,
-			TopicID: r.TopicID,
-			Type:    studyloop.QuestionType(r.Type),
-			Prompt:  r.Prompt,
-			Answer:  r.Answer,
-			Choices: choices,
-			Source:  studyloop.Span{Start: r.SpanStart, End: r.SpanEnd},
-		}
+		q.Topic = r.TopicPosition
+		questions[i] = q
 	}
 	return questions, nil
 }
@@ -363,7 +360,7 @@ func (db *DB) checkStudyOwner(ctx context.Context, userID int64, studyID string)
 const claimable = `(status = 'uploaded' OR (status = 'processing' AND lease_until < ? AND attempts < ?))`
 
 // claimReturning lists the columns a claim returns.
-const claimReturning = `id, user_id, title, status, reason, topic_count, question_count, created_at, updated_at, text, attempts, lease_until`
+const claimReturning = `id, user_id, title, status, reason, topic_count, question_count, new_per_day, created_at, updated_at, text, attempts, lease_until`
 
 // ClaimStudy hands the oldest claimable study to owner for processing,
 // marking it processing with a lease of the given length and counting the
@@ -583,15 +580,16 @@ func insertQuestions(ctx context.Context, tx bun.Tx, studyID string, topicIDs []
 			return err
 		}
 		rows[i] = questionRow{
-			StudyID:   studyID,
-			TopicID:   topicIDs[q.Topic],
-			Position:  i,
-			Type:      string(q.Type),
-			Prompt:    q.Prompt,
-			Answer:    q.Answer,
-			Choices:   string(encoded),
-			SpanStart: q.Source.Start,
-			SpanEnd:   q.Source.End,
+			StudyID:      studyID,
+			TopicID:      topicIDs[q.Topic],
+			Position:     i,
+			Type:         string(q.Type),
+			Prompt:       q.Prompt,
+			Answer:       q.Answer,
+			Choices:      string(encoded),
+			SpanStart:    q.Source.Start,
+			SpanEnd:      q.Source.End,
+			Alternatives: "[]",
 		}
 	}
 	for chunk := range slices.Chunk(rows, insertChunk) {

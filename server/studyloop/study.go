@@ -17,6 +17,9 @@ type Study struct {
 	// Counts, filled once the study is ready.
 	TopicCount    int
 	QuestionCount int
+	// NewPerDay is how many never-answered questions practice starts in
+	// any 24 hours (DefaultNewPerDay unless the student changed it).
+	NewPerDay int
 }
 
 // Limits of one page of a user's studies.
@@ -59,14 +62,19 @@ type Topic struct {
 
 // Question is a practice question generated from a study.
 type Question struct {
-	ID      int64 // set by storage
-	Topic   int   // index into Extraction.Topics
-	TopicID int64 // set by storage: the stored topic's ID
+	ID      int64  // set by storage
+	StudyID string // set by storage
+	Topic   int    // index into Extraction.Topics
+	TopicID int64  // set by storage: the stored topic's ID
 	Type    QuestionType
 	Prompt  string
 	Answer  string
 	Choices []string // multiple choice only: four options, one equal to Answer
 	Source  Span     // where in the text the question came from
+	// Alternatives are other answers the student accepts as right.
+	Alternatives []string
+	// Suspended questions are never asked and count in no figure.
+	Suspended bool
 }
 
 // Extraction is everything a Generator makes of one study text.
