@@ -7,8 +7,8 @@ import (
 )
 
 // contentSecurityPolicy is sent with every response. Every page the
-// service has, built or rendered, loads only its own stylesheet and icon
-// and runs no script, so everything comes from this origin, nothing is
+// service has, built or rendered, loads only its own stylesheets, icon and
+// (the web app) script file, so everything comes from this origin, nothing is
 // inline, and no page may be framed. form-action is left out: the consent
 // form's answer redirects to the client's own address, which a form-action
 // list would have to name.

@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -151,7 +153,7 @@ func (b *tab) settledStatus(url string, within time.Duration) string {
 	for deadline := time.Now().Add(within); ; {
 		b.do("open study", chromedp.Navigate(url), chromedp.WaitVisible(chromedp.ID("study-status")))
 		status := b.text("#study-status")
-		if status == "ready" || status == "failed" || time.Now().After(deadline) {
+		if status == "Ready" || strings.HasPrefix(status, "Could not be processed") || time.Now().After(deadline) {
 			return status
 		}
 		time.Sleep(300 * time.Millisecond)
@@ -208,7 +210,7 @@ func TestBrowserStudyPractice(t *testing.T) {
 	}
 
 	// Wait until the study is ready (the page also refreshes by itself).
-	if status := browser.settledStatus(studyURL, 90*time.Second); status != "ready" {
+	if status := browser.settledStatus(studyURL, 90*time.Second); status != "Ready" {
 		t.Fatalf("study status %q: %s", status, browser.text("main"))
 	}
 	before := masteryPercent()
@@ -216,48 +218,48 @@ func TestBrowserStudyPractice(t *testing.T) {
 		t.Fatalf("mastery before practice %d%%, want 0", before)
 	}
 
-	// Answer questions: pick or type an answer, or reveal and grade.
+	// Answer every question of the session: pick or type an answer (or
+	// ask for it), read the feedback, rate; the counter moves on.
 	browser.loads("open practice", chromedp.Click(chromedp.ID("practise")))
-	// Answer until every way of answering came up (the new-question
-	// bound of a day ends it otherwise).
 	kinds := map[string]int{}
 	answers := 0
-	for ; len(kinds) < 3; answers++ {
-		if done, _ := chromedp.Run(browser.ctx, chromedp.Nodes(chromedp.CSSAll("#done"), chromedp.AtLeast(0))); len(done) > 0 {
+	for ; answers < 30; answers++ {
+		if done, _ := chromedp.Run(browser.ctx, chromedp.Nodes(chromedp.CSSAll("#summary, #done"), chromedp.AtLeast(0))); len(done) > 0 {
 			break
+		}
+		if counter := browser.text("#counter"); !strings.HasPrefix(counter, strconv.Itoa(answers+1)+" of ") {
+			t.Fatalf("question %d: counter %q", answers+1, counter)
 		}
 		kind := attr("#question", "data-kind")
 		kinds[kind]++
-		switch kind {
-		case "choice":
+		switch {
+		case kind == "choice":
 			browser.do("choose", chromedp.Click(chromedp.ID("choice-0")))
-			browser.loads("check choice", chromedp.Submit(chromedp.ID("question")))
-		case "typed":
+			browser.loads("check choice", chromedp.Click(chromedp.ID("check")))
+		case kind == "typed" && answers%2 == 0:
 			browser.do("type", chromedp.SendKeys(chromedp.ID("answer"), "refraction"))
-			browser.loads("check typed answer", chromedp.Submit(chromedp.ID("question")))
-		case "reveal":
-			browser.do("reveal", chromedp.Click(chromedp.CSS("#reveal summary")), chromedp.WaitVisible(chromedp.ID("revealed-answer")))
-			if browser.text("#revealed-answer") == "" {
-				t.Fatal("revealed an empty answer")
-			}
-			browser.loads("self-grade", chromedp.Click(chromedp.CSS(`button[value="good"]`)))
-			if flash := browser.text(".flash"); !strings.HasPrefix(flash, "Recorded “Good”") {
-				t.Fatalf("after self-grading the page says %q", flash)
-			}
+			browser.loads("check typed answer", chromedp.Click(chromedp.ID("check")))
+		case kind == "typed":
+			browser.loads("show answer", chromedp.Click(chromedp.ID("reveal")))
 		default:
 			t.Fatalf("question %d: unknown kind %q", answers, kind)
 		}
-		if kind != "reveal" {
-			if right := browser.text("#right-answer"); right == "" {
-				t.Fatal("feedback shows no right answer")
-			}
-			browser.loads("next", chromedp.Click(chromedp.ID("next")))
+		if right := browser.text("#right-answer"); right == "" {
+			t.Fatal("feedback shows no right answer")
 		}
+		if interval := browser.text("#rate-good .rating-interval"); interval == "" {
+			t.Fatal("the Good button shows no interval")
+		}
+		browser.loads("rate", chromedp.Click(chromedp.ID("rate-good")))
 	}
 	t.Logf("answered %d questions: %v", answers, kinds)
-	if kinds["reveal"] == 0 || kinds["choice"]+kinds["typed"] == 0 {
-		t.Errorf("the practice never offered both a self-graded and an automatically graded question: %v", kinds)
+	if answers == 0 {
+		t.Fatal("the practice asked nothing")
 	}
+	if got := browser.text("#sum-answered"); got != strconv.Itoa(answers) {
+		t.Errorf("summary counts %s answers, want %d", got, answers)
+	}
+	screenshot(browser, "practice-summary-desktop")
 
 	// The study page shows the answers and a higher mastery.
 	browser.do("back to study", chromedp.Navigate(studyURL), chromedp.WaitVisible(chromedp.ID("study-mastery")))
@@ -269,4 +271,21 @@ func TestBrowserStudyPractice(t *testing.T) {
 		t.Errorf("study page does not count %d answers: %s", answers, body)
 	}
 	t.Logf("mastery %d%% -> %d%%", before, after)
+}
+
+// screenshot saves a full-page PNG of the tab under the test's name in
+// STUDYLOOP_SCREENSHOTS, when that is set, for a person to look at.
+func screenshot(b *tab, name string) {
+	b.t.Helper()
+	dir := os.Getenv("STUDYLOOP_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(90))
+	if err != nil {
+		b.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
 }

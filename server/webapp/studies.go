@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/studyloop/studyloop/server/ratelimit"
+	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/studyloop"
 	"github.com/studyloop/studyloop/templates"
 )
@@ -31,6 +32,17 @@ type homeForm struct {
 	err         error
 }
 
+// homeTab is the New study tab whose form a request posted.
+func homeTab(r *http.Request) string {
+	switch r.URL.Path {
+	case "/app/studies/pdf":
+		return "pdf"
+	case "/app/studies/photos":
+		return "photos"
+	}
+	return "text"
+}
+
 func (a *App) renderHome(w http.ResponseWriter, r *http.Request, status int, form homeForm) {
 	ctx := r.Context()
 	user, err := userID(ctx)
@@ -49,19 +61,25 @@ func (a *App) renderHome(w http.ResponseWriter, r *http.Request, status int, for
 		a.fail(w, r, err)
 		return
 	}
+	due, dueBy, err := a.db.PracticeCounts(ctx, user, store.PracticeScope{}, now)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
 	mastery := make(map[string]studyloop.StudyMastery, len(summary.Studies))
 	for _, sm := range summary.Studies {
 		mastery[sm.StudyID] = sm
 	}
 	p := templates.AppHomeProps{
-		Page:         templates.PageProps{Title: "Your studies", SignedIn: true},
+		Page:         templates.PageProps{Title: "Your studies", SignedIn: true, Flash: a.sessions.PopString(ctx, flashKey)},
 		CSRFToken:    a.sessions.CSRFToken(ctx),
+		Due:          dueCounts(due),
 		TitleValue:   form.title,
 		TextValue:    form.text,
 		MaxTextChars: studyloop.MaxStudyTextChars,
 	}
 	if form.err != nil {
-		p.Page.Error = studyloop.ErrorMessage(form.err)
+		p.Tab, p.FormError = homeTab(r), studyloop.ErrorMessage(form.err)
 	}
 	a.uploadForms(&p, form)
 	if len(summary.Studies) > 0 {
@@ -69,20 +87,20 @@ func (a *App) renderHome(w http.ResponseWriter, r *http.Request, status int, for
 			Bar:        masteryBar(summary.Score, "Overall mastery"),
 			Studies:    len(summary.Studies),
 			Questions:  summary.Questions,
-			DueNow:     summary.DueNow,
 			NextReview: until(summary.NextReview, now),
 		}
 	}
 	for _, s := range studies {
 		item := templates.StudyListItem{
-			URL: studyURL(s.ID), Title: s.Title, Status: string(s.Status),
-			Created: s.CreatedAt.Format("2 Jan 2006"),
+			URL: studyURL(s.ID), DeleteURL: studyURL(s.ID) + "/delete", Title: s.Title,
+			Status: statusLabel(s), Failed: s.Status == studyloop.StatusFailed,
+			Questions: s.QuestionCount, Created: s.CreatedAt.Format("2 Jan 2006"),
 		}
 		if sm, ok := mastery[s.ID]; ok {
 			item.Ready = true
 			item.Bar = masteryBar(sm.Score, "Mastery of "+s.Title)
 			item.Questions = sm.Questions
-			item.DueNow = sm.DueNow
+			item.Due = dueCounts(dueBy[s.ID])
 		}
 		p.Studies = append(p.Studies, item)
 	}
@@ -90,6 +108,23 @@ func (a *App) renderHome(w http.ResponseWriter, r *http.Request, status int, for
 		p.MoreURL = "/app?" + url.Values{"cursor": {next}}.Encode()
 	}
 	a.render(w, r, status, templates.AppHome(p))
+}
+
+func dueCounts(c studyloop.PracticeCounts) templates.DueCounts {
+	return templates.DueCounts{DueNow: c.DueNow, NewToday: c.NewToday, NewPerDay: c.NewPerDay}
+}
+
+// statusLabel says where a study is, in words a student reads.
+func statusLabel(s studyloop.Study) string {
+	switch s.Status {
+	case studyloop.StatusUploaded:
+		return "Waiting to start"
+	case studyloop.StatusProcessing:
+		return "Reading your material and writing questions"
+	case studyloop.StatusFailed:
+		return "Could not be processed: " + s.Reason
+	}
+	return "Ready"
 }
 
 // formFailed shows /app again with the form's values and the reason it
@@ -135,52 +170,81 @@ func (a *App) CreateStudy() http.Handler {
 const refreshSeconds = 3
 
 // Study shows one study: while it is processed, its status (the page
-// reloads itself); once ready, its mastery topic by topic and what is due.
-// GET /app/studies/{id}.
+// reloads itself); once ready, its mastery topic by topic, what is due and
+// the ways to practise, change and export it. GET /app/studies/{id}.
 func (a *App) Study() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := r.Context()
-		user, err := userID(ctx)
-		if err != nil {
-			a.fail(w, r, err)
-			return
-		}
-		st, err := a.db.GetStudy(ctx, user, r.PathValue("id"))
-		if err != nil {
-			a.fail(w, r, err)
-			return
-		}
-		p := templates.StudyPageProps{
-			Page:        templates.PageProps{Title: st.Title, SignedIn: true},
-			Status:      string(st.Status),
-			Failed:      st.Status == studyloop.StatusFailed,
-			Reason:      st.Reason,
-			PracticeURL: practiceURL(st.ID),
-		}
-		switch st.Status {
-		case studyloop.StatusUploaded, studyloop.StatusProcessing:
-			w.Header().Set("Refresh", itoa(refreshSeconds))
-		case studyloop.StatusReady:
-			now := a.now()
-			m, err := a.db.StudyMastery(ctx, user, st.ID, now)
-			if err != nil {
-				a.fail(w, r, err)
-				return
-			}
-			fillStudyPage(&p, m, now)
-			if err := a.topicSources(ctx, user, st.ID, m, &p); err != nil {
-				a.fail(w, r, err)
-				return
-			}
-		}
-		a.render(w, r, http.StatusOK, templates.StudyPage(p))
+		a.renderStudy(w, r, http.StatusOK, studyForm{})
 	})
+}
+
+// studyForm is what the study page's forms show again after an error.
+type studyForm struct {
+	title, renameErr string
+	newPerDayErr     string
+}
+
+func (a *App) renderStudy(w http.ResponseWriter, r *http.Request, status int, form studyForm) {
+	ctx := r.Context()
+	user, err := userID(ctx)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	st, err := a.db.GetStudy(ctx, user, r.PathValue("id"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	base := studyURL(st.ID)
+	p := templates.StudyPageProps{
+		Page:         templates.PageProps{Title: st.Title, SignedIn: true, Flash: a.sessions.PopString(ctx, flashKey)},
+		CSRFToken:    a.sessions.CSRFToken(ctx),
+		Status:       statusLabel(st),
+		Failed:       st.Status == studyloop.StatusFailed,
+		Waiting:      st.Status == studyloop.StatusUploaded || st.Status == studyloop.StatusProcessing,
+		Title:        st.Title,
+		PracticeURL:  practiceURL(st.ID),
+		QuestionsURL: base + "/questions",
+		RenameURL:    base + "/rename",
+		DeleteURL:    base + "/delete",
+		SettingsURL:  base + "/settings",
+		MaxNewPerDay: studyloop.MaxNewPerDay,
+		RenameError:  form.renameErr,
+	}
+	if form.title != "" {
+		p.Title = form.title
+	}
+	p.NewPerDayError = form.newPerDayErr
+	if p.Waiting {
+		w.Header().Set("Refresh", itoa(refreshSeconds))
+	}
+	if st.Status == studyloop.StatusReady {
+		now := a.now()
+		m, err := a.db.StudyMastery(ctx, user, st.ID, now)
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		due, _, err := a.db.PracticeCounts(ctx, user, store.PracticeScope{StudyID: st.ID}, now)
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		fillStudyPage(&p, m, now)
+		p.Due = dueCounts(due)
+		if err := a.topicSources(ctx, user, st.ID, m, &p); err != nil {
+			a.fail(w, r, err)
+			return
+		}
+	}
+	a.render(w, r, status, templates.StudyPage(p))
 }
 
 func fillStudyPage(p *templates.StudyPageProps, m studyloop.StudyMastery, now time.Time) {
 	p.Ready = true
 	p.Bar = masteryBar(m.Score, "Mastery of the study")
-	p.Questions, p.Attempts, p.DueNow = m.Questions, m.Attempts, m.DueNow
+	p.Questions, p.Attempts = m.Questions, m.Attempts
 	p.New, p.Learning, p.Review = m.New, m.Learning, m.Review
 	p.NextReview = until(m.NextReview, now)
 	depth := make(map[int64]int, len(m.Topics))
@@ -196,6 +260,7 @@ func fillStudyPage(p *templates.StudyPageProps, m studyloop.StudyMastery, now ti
 			Questions: t.Questions, Attempts: t.Attempts,
 			CurrentStreak: t.CurrentStreak, BestStreak: t.BestStreak,
 			DueNow: t.DueNow, NextReview: until(t.NextReview, now),
+			PracticeURL: practiceURL(m.StudyID) + "?" + url.Values{"topic": {strconv.FormatInt(t.TopicID, 10)}}.Encode(),
 		})
 	}
 }

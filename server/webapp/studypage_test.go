@@ -17,7 +17,7 @@ import (
 
 // topicRowRE matches a topic's row on the study page: title, mastery
 // percent, attempts, current and best streak.
-var topicRowRE = regexp.MustCompile(`<th scope="row"[^>]*>([^<]+)</th>\s*<td>\s*<progress max="100" value="(\d+)"[^>]*>\d+%</progress>\s*\d+%\s*</td>\s*<td>(\d+)</td>\s*<td>(\d+) \((\d+)\)</td>`)
+var topicRowRE = regexp.MustCompile(`<th scope="row"[^>]*>([^<]+)</th>\s*<td[^>]*>\s*<progress max="100" value="(\d+)"[^>]*>\d+%</progress>\s*\d+%\s*</td>\s*<td[^>]*>(\d+)</td>\s*<td[^>]*>(\d+) \((\d+)\)</td>`)
 
 func TestStudyPageRollsUpSubtopics(t *testing.T) {
 	// Optics ⊃ Lenses ⊃ {Convex, Concave}: only the leaves have questions.

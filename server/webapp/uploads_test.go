@@ -231,7 +231,7 @@ func TestStudyPageNamesTopicSources(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := alice.get("/app/studies/" + st.ID)
-		for _, want := range []string{`<th scope="col">From</th>`, `<td class="source">Page 2</td>`, `<td class="source">Page 3</td>`, `<td class="source">Page 2, Page 3</td>`} {
+		for _, want := range []string{`<th scope="col">From</th>`, `<td data-label="From" class="source">Page 2</td>`, `<td data-label="From" class="source">Page 3</td>`, `<td data-label="From" class="source">Page 2, Page 3</td>`} {
 			if !strings.Contains(p.body, want) {
 				t.Fatalf("study page lacks %s: %s", want, p.body)
 			}

@@ -166,7 +166,7 @@ func (a *App) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if code == studyloop.ENOTFOUND {
 		title = "Not found"
 	}
-	a.render(w, r, status, templates.Page(templates.PageProps{
+	a.render(w, r, status, templates.AppPage(templates.PageProps{
 		Title: title, Error: studyloop.ErrorMessage(err), SignedIn: true,
 	}))
 }

@@ -68,8 +68,21 @@ func newEnvWith(t *testing.T, db *store.DB, x *extract.Extractor) *env {
 	mux.Handle("POST /app/studies/pdf", sessions.RequireUser(app.ParseUpload(sessions.RequireCSRF(app.CreateFromPDF()))))
 	mux.Handle("POST /app/studies/photos", sessions.RequireUser(app.ParseUpload(sessions.RequireCSRF(app.CreateFromPhotos()))))
 	mux.Handle("GET /app/studies/{id}", sessions.RequireUser(app.Study()))
+	mux.Handle("POST /app/studies/{id}/rename", sessions.RequireUser(sessions.RequireCSRF(app.RenameStudy())))
+	mux.Handle("POST /app/studies/{id}/settings", sessions.RequireUser(sessions.RequireCSRF(app.StudySettings())))
+	mux.Handle("GET /app/studies/{id}/delete", sessions.RequireUser(app.ConfirmDeleteStudy()))
+	mux.Handle("POST /app/studies/{id}/delete", sessions.RequireUser(sessions.RequireCSRF(app.DeleteStudy())))
+	mux.Handle("GET /app/studies/{id}/questions", sessions.RequireUser(app.Questions()))
+	mux.Handle("GET /app/studies/{id}/questions/{qid}", sessions.RequireUser(app.EditQuestionPage()))
+	mux.Handle("POST /app/studies/{id}/questions/{qid}", sessions.RequireUser(sessions.RequireCSRF(app.EditQuestion())))
+	mux.Handle("POST /app/studies/{id}/questions/{qid}/suspend", sessions.RequireUser(sessions.RequireCSRF(app.SuspendQuestion())))
+	mux.Handle("POST /app/studies/{id}/questions/{qid}/delete", sessions.RequireUser(sessions.RequireCSRF(app.DeleteQuestion())))
 	mux.Handle("GET /app/studies/{id}/practice", sessions.RequireUser(app.Practice()))
-	mux.Handle("POST /app/studies/{id}/practice", sessions.RequireUser(sessions.RequireCSRF(app.Answer())))
+	mux.Handle("POST /app/studies/{id}/practice/check", sessions.RequireUser(sessions.RequireCSRF(app.Check())))
+	mux.Handle("POST /app/studies/{id}/practice", sessions.RequireUser(sessions.RequireCSRF(app.Rate())))
+	mux.Handle("GET /app/practice", sessions.RequireUser(app.Practice()))
+	mux.Handle("POST /app/practice/check", sessions.RequireUser(sessions.RequireCSRF(app.Check())))
+	mux.Handle("POST /app/practice", sessions.RequireUser(sessions.RequireCSRF(app.Rate())))
 	// Signing in is another package's page; the test signs in through the
 	// same session manager.
 	mux.Handle("POST /test/signin", sessions.Load(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -266,14 +279,14 @@ func TestCreateStudyFromTheForm(t *testing.T) {
 		}
 		studyPage := alice.get(p.location)
 		if studyPage.status != http.StatusOK || !strings.Contains(studyPage.body, "<h1>Optics</h1>") ||
-			!strings.Contains(studyPage.body, `id="study-status">uploaded<`) || studyPage.header.Get("Refresh") == "" {
+			!strings.Contains(studyPage.body, `id="study-status">Waiting to start<`) || studyPage.header.Get("Refresh") == "" {
 			t.Fatalf("new study page: %d refresh=%q %s", studyPage.status, studyPage.header.Get("Refresh"), studyPage.body)
 		}
 		// Practice waits until the study is ready.
 		if pr := alice.get(p.location + "/practice"); pr.status != http.StatusSeeOther || pr.location != p.location {
 			t.Errorf("practice of an unready study: %d %q", pr.status, pr.location)
 		}
-		if home := alice.get("/app"); !strings.Contains(home.body, ">Optics</a>") || !strings.Contains(home.body, ">uploaded<") {
+		if home := alice.get("/app"); !strings.Contains(home.body, ">Optics</a>") || !strings.Contains(home.body, ">Waiting to start<") {
 			t.Errorf("home does not list the new study: %s", home.body)
 		}
 	})
@@ -290,85 +303,233 @@ func TestPractice(t *testing.T) {
 		if study.status != http.StatusOK || study.studyPercent(t) != 0 || !strings.Contains(study.body, "Optics topic 1") {
 			t.Fatalf("fresh study page: %d %s", study.status, study.body)
 		}
+		if !strings.Contains(study.body, `<strong class="due-now">0</strong> due now`) || !strings.Contains(study.body, `<strong class="new-today">6</strong> new available today`) ||
+			!strings.Contains(study.body, "up to 20 new a day") {
+			t.Errorf("study page counts: %s", study.body)
+		}
+		check := func(id int64, form url.Values) page {
+			t.Helper()
+			form.Set("csrf_token", study.csrf(t))
+			form.Set("question_id", fmt.Sprint(id))
+			p := alice.post(base+"/practice/check", form)
+			if p.status != http.StatusOK {
+				t.Fatalf("check %d: status %d %s", id, p.status, p.body)
+			}
+			return p
+		}
+		rate := func(id int64, rating string) {
+			t.Helper()
+			p := alice.post(base+"/practice", url.Values{"csrf_token": {study.csrf(t)}, "question_id": {fmt.Sprint(id)}, "rating": {rating}})
+			if p.status != http.StatusSeeOther || p.location != base+"/practice" {
+				t.Fatalf("rate %d: status %d %q", id, p.status, p.location)
+			}
+		}
 
-		// Question 1: multiple choice, answered right.
+		// Question 1 of 6: multiple choice, answered right.
 		q := alice.get(base + "/practice")
-		if got := q.questionID(t); got != qs[0].ID || !strings.Contains(q.body, `type="radio"`) || !strings.Contains(q.body, "Which colour 0?") {
+		if got := q.questionID(t); got != qs[0].ID || !strings.Contains(q.body, `type="radio"`) || !strings.Contains(q.body, "Which colour 0?") ||
+			!strings.Contains(q.body, `id="counter">1 of 6<`) {
 			t.Fatalf("first question %d, want %d: %s", got, qs[0].ID, q.body)
 		}
-		token := q.csrf(t)
-		fb := alice.follow(alice.post(base+"/practice", url.Values{"csrf_token": {token}, "question_id": {fmt.Sprint(qs[0].ID)}, "answer": {"Red"}}))
-		if !strings.Contains(fb.body, "Correct.") || !strings.Contains(fb.body, `id="right-answer">Red<`) || !strings.Contains(fb.body, "comes back in 10 minutes") {
-			t.Fatalf("feedback after a right answer: %s", fb.body)
+		fb := check(qs[0].ID, url.Values{"answer": {"Red"}})
+		for _, want := range []string{"<strong>Right.</strong>", `id="right-answer">Red<`, `<span class="rating-interval">1m</span>`, `<span class="rating-interval">10m</span>`, `rating-good suggested`} {
+			if !strings.Contains(fb.body, want) {
+				t.Fatalf("feedback after a right answer lacks %q: %s", want, fb.body)
+			}
 		}
+		rate(qs[0].ID, "good")
 
-		// Question 2: typed, answered wrong.
+		// Question 2: typed, wrong, and overridden with "I was right".
 		q = alice.get(base + "/practice")
-		if got := q.questionID(t); got != qs[1].ID || !strings.Contains(q.body, `id="answer" name="answer"`) {
+		if got := q.questionID(t); got != qs[1].ID || !strings.Contains(q.body, `id="answer" name="answer"`) || !strings.Contains(q.body, `id="counter">2 of 6<`) {
 			t.Fatalf("second question %d, want typed %d: %s", got, qs[1].ID, q.body)
 		}
-		fb = alice.follow(alice.post(base+"/practice", url.Values{"csrf_token": {token}, "question_id": {fmt.Sprint(qs[1].ID)}, "answer": {"Reflection"}}))
-		if !strings.Contains(fb.body, "Not quite.") || !strings.Contains(fb.body, "Your answer: Reflection") || !strings.Contains(fb.body, `id="right-answer">Refraction<`) {
+		fb = check(qs[1].ID, url.Values{"answer": {"Reflection"}})
+		if !strings.Contains(fb.body, "Not quite.") || !strings.Contains(fb.body, `id="given">Reflection<`) || !strings.Contains(fb.body, `id="override"`) ||
+			!strings.Contains(fb.body, `rating-again suggested`) {
 			t.Fatalf("feedback after a wrong answer: %s", fb.body)
 		}
+		rate(qs[1].ID, "good") // the override
 
-		// Question 3: cloze, revealed and self-graded Easy.
+		// Question 3: cloze, typed with a typo.
 		q = alice.get(base + "/practice")
-		if got := q.questionID(t); got != qs[2].ID || !strings.Contains(q.body, "<details") || !strings.Contains(q.body, `id="revealed-answer">lines<`) {
+		if got := q.questionID(t); got != qs[2].ID || !strings.Contains(q.body, `id="answer"`) {
 			t.Fatalf("third question %d, want cloze %d: %s", got, qs[2].ID, q.body)
 		}
-		next := alice.follow(alice.post(base+"/practice", url.Values{"csrf_token": {token}, "question_id": {fmt.Sprint(qs[2].ID)}, "rating": {"easy"}}))
-		if !strings.Contains(next.body, "Recorded “Easy”") || next.questionID(t) != qs[3].ID {
-			t.Fatalf("after a self-grade: %s", next.body)
+		if fb := check(qs[2].ID, url.Values{"answer": {"lnies"}}); !strings.Contains(fb.body, "with a small typo") {
+			t.Fatalf("typo feedback: %s", fb.body)
 		}
-		// A self-graded question without a rating, and a typed one without an
-		// answer, are refused and change nothing.
-		if p := alice.post(base+"/practice", url.Values{"csrf_token": {token}, "question_id": {fmt.Sprint(qs[5].ID)}, "rating": {"perfect"}}); p.status != http.StatusUnprocessableEntity {
+		// Shown without an answer: no verdict, the answer and the ratings.
+		if fb := check(qs[2].ID, url.Values{"reveal": {"1"}}); strings.Contains(fb.body, `id="verdict"`) || !strings.Contains(fb.body, `id="right-answer">lines<`) {
+			t.Fatalf("revealed: %s", fb.body)
+		}
+		rate(qs[2].ID, "again")
+		if p := alice.post(base+"/practice", url.Values{"csrf_token": {study.csrf(t)}, "question_id": {fmt.Sprint(qs[3].ID)}, "rating": {"perfect"}}); p.status != http.StatusUnprocessableEntity {
 			t.Errorf("bad rating: status %d", p.status)
 		}
-		if p := alice.post(base+"/practice", url.Values{"csrf_token": {token}, "question_id": {fmt.Sprint(qs[4].ID)}, "answer": {" "}}); p.status != http.StatusUnprocessableEntity {
-			t.Errorf("blank answer: status %d", p.status)
-		}
 
-		// The answers were scheduled: right Good, wrong Again, self-graded Easy.
+		// The ratings were recorded as given.
 		m, err := db.StudyMastery(context.Background(), alice.id, st.ID, e.clock())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := m.Topics[0]; got.Attempts != 3 || got.CurrentStreak != 1 || got.BestStreak != 1 || got.Learning != 2 || got.Review != 1 {
-			t.Errorf("topic 0 after right, wrong, easy: %+v", got)
+		if got := m.Topics[0]; got.Attempts != 3 || got.CurrentStreak != 0 || got.BestStreak != 2 || got.Learning != 3 {
+			t.Errorf("topic 0 after good, good, again: %+v", got)
 		}
-		if m.Topics[1].Attempts != 0 {
-			t.Errorf("topic 1 attempts %d, want 0", m.Topics[1].Attempts)
-		}
-
-		// Mastery on the study page went up.
 		study = alice.get(base)
-		if pct := study.studyPercent(t); pct <= 0 {
-			t.Errorf("mastery after practice %d%%, want above 0", pct)
-		}
-		if !strings.Contains(study.body, "3 answers so far") {
-			t.Errorf("study page does not count the answers: %s", study.body)
+		if pct := study.studyPercent(t); pct <= 0 || !strings.Contains(study.body, "3 answers so far") {
+			t.Errorf("study page after practice: %d%% %s", pct, study.body)
 		}
 
-		// Answer the rest; then nothing is due until the first comes back.
+		// The rest, then the summary.
 		for i := 3; i < len(qs); i++ {
 			q := alice.get(base + "/practice")
-			id := q.questionID(t)
-			form := url.Values{"csrf_token": {token}, "question_id": {fmt.Sprint(id)}, "answer": {"Red"}, "rating": {"good"}}
-			if p := alice.post(base+"/practice", form); p.status != http.StatusSeeOther {
-				t.Fatalf("answer %d: status %d", i, p.status)
+			if want := fmt.Sprintf(`id="counter">%d of 6<`, i+1); !strings.Contains(q.body, want) {
+				t.Fatalf("question %d: no %q in %s", i, want, q.body)
 			}
-			alice.get(base + "/practice") // the feedback or next page
+			rate(q.questionID(t), "easy")
 		}
+		e.advance(90 * time.Second) // the Again answer is due after a minute
+		q = alice.get(base + "/practice")
+		if q.questionID(t) != qs[2].ID || !strings.Contains(q.body, `id="counter">7 of 7<`) {
+			t.Fatalf("the lapsed question: %s", q.body)
+		}
+		rate(qs[2].ID, "good")
 		done := alice.get(base + "/practice")
-		if !strings.Contains(done.body, `id="done"`) || !strings.Contains(done.body, "Next review in") {
-			t.Fatalf("after every question: %s", done.body)
+		for _, want := range []string{`id="summary"`, `id="sum-answered">7<`, `id="sum-right">6<`, `id="sum-time">2 minutes<`, "0% →", "Next review in"} {
+			if !strings.Contains(done.body, want) {
+				t.Fatalf("summary lacks %q: %s", want, done.body)
+			}
 		}
-		// Eleven minutes on, the learning steps are due again.
-		e.advance(11 * time.Minute)
-		if again := alice.get(base + "/practice"); again.questionID(t) == 0 {
-			t.Fatal("nothing due after the learning step")
+		// The summary is shown once; then nothing is due.
+		if again := alice.get(base + "/practice"); !strings.Contains(again.body, `id="done"`) {
+			t.Fatalf("after the summary: %s", again.body)
+		}
+	})
+}
+
+func TestPractiseEverythingAndTopics(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		alice := e.student(t, "alice@example.com")
+		one, oneQs := readyStudy(t, db, alice.id, "Optics", 1)
+		two, twoQs := readyStudy(t, db, alice.id, "Waves", 2)
+		home := alice.get("/app")
+		if !strings.Contains(home.body, `<strong class="new-today">9</strong> new available today`) || !strings.Contains(home.body, `id="practise-all"`) {
+			t.Fatalf("home counts: %s", home.body)
+		}
+		// Every study: the older study's questions first, study named.
+		q := alice.get("/app/practice")
+		if q.questionID(t) != oneQs[0].ID || !strings.Contains(q.body, "Optics ·") || !strings.Contains(q.body, `id="counter">1 of 9<`) {
+			t.Fatalf("practise everything: %s", q.body)
+		}
+		fb := alice.post("/app/practice/check", url.Values{"csrf_token": {home.csrf(t)}, "question_id": {fmt.Sprint(twoQs[5].ID)}, "answer": {"lines"}})
+		if fb.status != http.StatusOK || !strings.Contains(fb.body, "Right.") {
+			t.Fatalf("check across studies: %d %s", fb.status, fb.body)
+		}
+		// One topic of the second study.
+		topics, err := db.Topics(context.Background(), alice.id, two.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		topicURL := "/app/studies/" + two.ID + "/practice?topic=" + fmt.Sprint(topics[1].ID)
+		q = alice.get(topicURL)
+		if q.questionID(t) != twoQs[3].ID || !strings.Contains(q.body, "Waves › Waves topic 1") || !strings.Contains(q.body, `id="counter">1 of 3<`) ||
+			!strings.Contains(q.body, `name="topic" value="`+fmt.Sprint(topics[1].ID)+`"`) {
+			t.Fatalf("topic practice: %s", q.body)
+		}
+		p := alice.post("/app/studies/"+two.ID+"/practice", url.Values{"csrf_token": {home.csrf(t)}, "question_id": {fmt.Sprint(twoQs[3].ID)}, "rating": {"easy"}, "topic": {fmt.Sprint(topics[1].ID)}})
+		if p.location != topicURL {
+			t.Fatalf("after rating in a topic: %q, want %q", p.location, topicURL)
+		}
+		if p := alice.get("/app/studies/" + one.ID + "/practice?topic=" + fmt.Sprint(topics[1].ID)); p.status != http.StatusNotFound {
+			t.Errorf("another study's topic: %d", p.status)
+		}
+		// The daily limit, set on the study page, bounds what is offered.
+		set := alice.post("/app/studies/"+one.ID+"/settings", url.Values{"csrf_token": {home.csrf(t)}, "new_per_day": {"1"}})
+		if set.status != http.StatusSeeOther {
+			t.Fatalf("settings: %d %s", set.status, set.body)
+		}
+		if page := alice.get("/app/studies/" + one.ID); !strings.Contains(page.body, `<strong class="new-today">1</strong>`) || !strings.Contains(page.body, "up to 1 new a day") {
+			t.Errorf("after the limit: %s", page.body)
+		}
+		for _, bad := range []string{"-1", "201", "lots", ""} {
+			p := alice.post("/app/studies/"+one.ID+"/settings", url.Values{"csrf_token": {home.csrf(t)}, "new_per_day": {bad}})
+			if p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, `id="new-per-day-error"`) {
+				t.Errorf("limit %q: %d", bad, p.status)
+			}
+		}
+	})
+}
+
+func TestManageStudy(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		alice := e.student(t, "alice@example.com")
+		st, qs := readyStudy(t, db, alice.id, "Optics", 2)
+		base := "/app/studies/" + st.ID
+		token := alice.get(base).csrf(t)
+
+		// Rename; a blank title is refused beside the form.
+		if p := alice.post(base+"/rename", url.Values{"csrf_token": {token}, "title": {" "}}); p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, `id="rename-error"`) {
+			t.Errorf("blank title: %d", p.status)
+		}
+		if p := alice.follow(alice.post(base+"/rename", url.Values{"csrf_token": {token}, "title": {"Light"}})); !strings.Contains(p.body, "<h1>Light</h1>") || !strings.Contains(p.body, "Renamed.") {
+			t.Errorf("after rename: %s", p.body)
+		}
+
+		// The question list, searched.
+		list := alice.get(base + "/questions?q=COLOUR+1")
+		if list.status != http.StatusOK || !strings.Contains(list.body, "Which colour 1?") || strings.Contains(list.body, "Which colour 0?") || !strings.Contains(list.body, "1 question matches") {
+			t.Fatalf("search: %s", list.body)
+		}
+		// Edit: a refused edit keeps the values; a good one is saved.
+		qURL := fmt.Sprintf("%s/questions/%d", base, qs[0].ID)
+		if p := alice.get(qURL); !strings.Contains(p.body, `value="Violet"`) {
+			t.Fatalf("edit form: %s", p.body)
+		}
+		bad := alice.post(qURL, url.Values{"csrf_token": {token}, "prompt": {"Which colour is fire?"}, "answer": {"Orange"}, "choice": {"Blue", "Red", "", ""}})
+		if bad.status != http.StatusUnprocessableEntity || !strings.Contains(bad.body, "must be one of the choices") || !strings.Contains(bad.body, "Which colour is fire?") {
+			t.Errorf("bad edit: %d %s", bad.status, bad.body)
+		}
+		good := alice.post(qURL, url.Values{"csrf_token": {token}, "prompt": {"Which colour is fire?"}, "answer": {"Orange"}, "choice": {"Blue", "Orange", "Red", ""}, "alternatives": {"amber\r\n\r\nflame orange"}})
+		if good.status != http.StatusSeeOther {
+			t.Fatalf("edit: %d %s", good.status, good.body)
+		}
+		q, err := db.PracticeQuestion(context.Background(), alice.id, st.ID, qs[0].ID)
+		if err != nil || q.Prompt != "Which colour is fire?" || strings.Join(q.Choices, ",") != "Blue,Orange,Red" || strings.Join(q.Alternatives, ",") != "amber,flame orange" {
+			t.Errorf("after edit: %+v %v", q, err)
+		}
+		// Suspend: never asked.
+		for _, id := range []int64{qs[0].ID, qs[1].ID} {
+			if p := alice.post(fmt.Sprintf("%s/questions/%d/suspend", base, id), url.Values{"csrf_token": {token}, "suspended": {"true"}}); p.status != http.StatusSeeOther {
+				t.Fatalf("suspend: %d", p.status)
+			}
+		}
+		if p := alice.get(base + "/practice"); p.questionID(t) != qs[2].ID || !strings.Contains(p.body, `id="counter">1 of 4<`) {
+			t.Errorf("practice with two suspended: %s", p.body)
+		}
+		if p := alice.get(base + "/questions"); strings.Count(p.body, "Suspended</strong>") != 2 {
+			t.Errorf("the list does not mark the suspended questions: %s", p.body)
+		}
+		// Delete a question.
+		if p := alice.post(fmt.Sprintf("%s/questions/%d/delete", base, qs[2].ID), url.Values{"csrf_token": {token}}); p.status != http.StatusSeeOther {
+			t.Fatalf("delete question: %d", p.status)
+		}
+		if _, err := db.PracticeQuestion(context.Background(), alice.id, st.ID, qs[2].ID); studyloop.ErrorCode(err) != studyloop.ENOTFOUND {
+			t.Errorf("deleted question: %v", err)
+		}
+		// Delete the study: a confirmation first.
+		confirm := alice.get(base + "/delete")
+		if confirm.status != http.StatusOK || !strings.Contains(confirm.body, "5 questions") || !strings.Contains(confirm.body, `id="confirm-delete"`) {
+			t.Fatalf("confirmation: %s", confirm.body)
+		}
+		gone := alice.follow(alice.post(base+"/delete", url.Values{"csrf_token": {token}}))
+		if !strings.Contains(gone.body, "Deleted “Light”.") || strings.Contains(gone.body, base) {
+			t.Errorf("after delete: %s", gone.body)
+		}
+		if p := alice.get(base); p.status != http.StatusNotFound {
+			t.Errorf("deleted study: %d", p.status)
 		}
 	})
 }
@@ -383,26 +544,48 @@ func TestPagesArePrivate(t *testing.T) {
 		st, qs := readyStudy(t, db, alice.id, "Secret optics", 1)
 		own, _ := readyStudy(t, db, mallory.id, "Mallory's", 1)
 		token := mallory.get("/app").csrf(t)
+		her := "/app/studies/" + st.ID
+		hers := fmt.Sprintf("%s/questions/%d", her, qs[0].ID)
+		herThroughHis := fmt.Sprintf("/app/studies/%s/questions/%d", own.ID, qs[0].ID)
+		form := func(kv ...string) url.Values {
+			v := url.Values{"csrf_token": {token}, "question_id": {fmt.Sprint(qs[0].ID)}}
+			for i := 0; i < len(kv); i += 2 {
+				v.Set(kv[i], kv[i+1])
+			}
+			return v
+		}
+		edit := form("prompt", "Mine?", "answer", "Blue", "choice", "Blue")
+		edit["choice"] = []string{"Blue", "Red"}
 		tests := []struct {
-			name   string
-			do     func() page
-			status int
+			name string
+			do   func() page
 		}{
-			{"study page", func() page { return mallory.get("/app/studies/" + st.ID) }, http.StatusNotFound},
-			{"practice page", func() page { return mallory.get("/app/studies/" + st.ID + "/practice") }, http.StatusNotFound},
-			{"answer in her study", func() page {
-				return mallory.post("/app/studies/"+st.ID+"/practice", url.Values{"csrf_token": {token}, "question_id": {fmt.Sprint(qs[0].ID)}, "answer": {"Red"}})
-			}, http.StatusNotFound},
-			{"her question through his own study", func() page {
-				return mallory.post("/app/studies/"+own.ID+"/practice", url.Values{"csrf_token": {token}, "question_id": {fmt.Sprint(qs[0].ID)}, "answer": {"Red"}})
-			}, http.StatusNotFound},
-			{"missing study", func() page { return mallory.get("/app/studies/st_nothing") }, http.StatusNotFound},
+			{"study page", func() page { return mallory.get(her) }},
+			{"practice page", func() page { return mallory.get(her + "/practice") }},
+			{"check in her study", func() page { return mallory.post(her+"/practice/check", form("answer", "Red")) }},
+			{"rate in her study", func() page { return mallory.post(her+"/practice", form("rating", "good")) }},
+			{"her question through his study", func() page { return mallory.post("/app/studies/"+own.ID+"/practice", form("rating", "good")) }},
+			{"her question checked across studies", func() page { return mallory.post("/app/practice/check", form("answer", "Red")) }},
+			{"her question rated across studies", func() page { return mallory.post("/app/practice", form("rating", "good")) }},
+			{"rename", func() page { return mallory.post(her+"/rename", form("title", "Mine")) }},
+			{"settings", func() page { return mallory.post(her+"/settings", form("new_per_day", "3")) }},
+			{"delete confirmation", func() page { return mallory.get(her + "/delete") }},
+			{"delete", func() page { return mallory.post(her+"/delete", form()) }},
+			{"question list", func() page { return mallory.get(her + "/questions") }},
+			{"edit form", func() page { return mallory.get(hers) }},
+			{"edit", func() page { return mallory.post(hers, edit) }},
+			{"edit through his study", func() page { return mallory.post(herThroughHis, edit) }},
+			{"suspend", func() page { return mallory.post(hers+"/suspend", form("suspended", "true")) }},
+			{"suspend through his study", func() page { return mallory.post(herThroughHis+"/suspend", form("suspended", "true")) }},
+			{"delete question", func() page { return mallory.post(hers+"/delete", form()) }},
+			{"delete question through his study", func() page { return mallory.post(herThroughHis+"/delete", form()) }},
+			{"missing study", func() page { return mallory.get("/app/studies/st_nothing") }},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				p := tt.do()
-				if p.status != tt.status {
-					t.Fatalf("status %d, want %d", p.status, tt.status)
+				if p.status != http.StatusNotFound {
+					t.Fatalf("status %d, want 404", p.status)
 				}
 				if strings.Contains(p.body, "Secret optics") || strings.Contains(p.body, "Which colour") {
 					t.Fatalf("the page reveals Alice's study: %s", p.body)
@@ -413,12 +596,16 @@ func TestPagesArePrivate(t *testing.T) {
 			t.Errorf("Mallory's list: %s", home.body)
 		}
 		m, err := db.StudyMastery(context.Background(), alice.id, st.ID, e.clock())
-		if err != nil || m.Attempts != 0 {
-			t.Errorf("Alice's study has %d answers after Mallory's attempts (err %v)", m.Attempts, err)
+		if err != nil || m.Attempts != 0 || m.Title != "Secret optics" || m.Questions != len(qs) {
+			t.Errorf("Alice's study changed after Mallory's attempts: %+v (err %v)", m, err)
+		}
+		q, err := db.PracticeQuestion(context.Background(), alice.id, st.ID, qs[0].ID)
+		if err != nil || q.Prompt != qs[0].Prompt || q.Suspended {
+			t.Errorf("Alice's question changed: %+v %v", q, err)
 		}
 		// Signed out, every page sends to sign-in.
 		anon := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-		for _, path := range []string{"/app", "/app/studies/" + st.ID, "/app/studies/" + st.ID + "/practice"} {
+		for _, path := range []string{"/app", her, her + "/practice", "/app/practice", her + "/questions", hers, her + "/delete"} {
 			resp, err := anon.Get(e.srv.URL + path)
 			if err != nil {
 				t.Fatal(err)
@@ -448,7 +635,7 @@ func TestFailedStudyShowsItsReason(t *testing.T) {
 		}
 		p := alice.get("/app/studies/" + st.ID)
 		if p.status != http.StatusOK || !strings.Contains(p.body, html.EscapeString("The text has no sentences to ask about.")) ||
-			!strings.Contains(p.body, ">failed<") || p.header.Get("Refresh") != "" {
+			!strings.Contains(p.body, ">Could not be processed: ") || p.header.Get("Refresh") != "" {
 			t.Fatalf("failed study page: %d refresh=%q %s", p.status, p.header.Get("Refresh"), p.body)
 		}
 	})
