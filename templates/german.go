@@ -7,6 +7,13 @@ package templates
 // verbs in the same order or names them (%[2]s). TestGermanCatalogue
 // fails for any text of the app without an entry.
 var german = map[string]string{
+	// Studies, questions and practice.
+	"Practise":           "Üben",
+	"Practice":           "Üben",
+	"Delete this study?": "Diese Lerneinheit löschen?",
+	"Questions":          "Fragen",
+	"Edit question":      "Frage bearbeiten",
+
 	// Layout and header.
 	"Skip to content":          "Zum Inhalt springen",
 	"Main":                     "Hauptnavigation",

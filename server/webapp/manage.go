@@ -150,7 +150,7 @@ func (a *App) Questions() http.Handler {
 		search := strings.TrimSpace(r.URL.Query().Get("q"))
 		base := studyURL(st.ID) + "/questions"
 		p := templates.QuestionsProps{
-			Page:      templates.PageProps{Title: "Questions of " + st.Title, SignedIn: true, Flash: a.sessions.PopString(ctx, flashKey)},
+			Page:      templates.PageProps{Title: "Questions", SignedIn: true, Flash: a.sessions.PopString(ctx, flashKey)},
 			CSRFToken: a.sessions.CSRFToken(ctx),
 			StudyURL:  studyURL(st.ID), ListURL: base, Search: search, Total: len(questions),
 		}
