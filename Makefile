@@ -3,7 +3,7 @@
 HUGO := go tool -modfile=build/hugo.mod hugo
 SITE_SOURCES := $(shell find site -type f ! -name .hugo_build.lock)
 
-.PHONY: site templ build run test bench fuzz quality check-format check-generated
+.PHONY: site templ build run test bench fuzz conformance quality check-format check-generated
 
 # site renders site/ with Hugo into build/site, which package build embeds.
 # It reruns only when a file under site/ (or the Hugo pin) changed.
@@ -72,3 +72,14 @@ fuzz:
 			go test ./$$dir -run '^$$' -fuzz "^$${fuzzer}\$$" -fuzztime $(FUZZTIME); \
 		done; \
 	done
+
+# conformance runs the official MCP conformance suite, pinned, through npx:
+# the server scenarios against /mcp at 2026-07-28 and 2025-11-25
+# (server/mcp TestConformance, with the checks this server cannot pass in
+# server/mcp/testdata/conformance-baseline.yml) and the authorization server
+# metadata scenario (server/web TestConformanceAuthorization). The suite
+# needs Node 22, which npx fetches as the npm package node. About a minute;
+# not part of test, since it needs the npm registry.
+CONFORMANCE := npx -y -p node@22.23.3 -p @modelcontextprotocol/conformance@0.2.0-alpha.12 -- conformance
+conformance: site
+	MCP_CONFORMANCE='$(CONFORMANCE)' go test -count=1 -v -run '^TestConformance' ./server/mcp ./server/web
