@@ -81,6 +81,7 @@ type asker struct {
 	terms  []fact              // every defined term of the study (no table cells), in order
 	// minRecur is how often an unmarked phrase must recur to be a term.
 	minRecur int
+	checked  map[checkKey]error // check's verdicts so far
 	used     map[studyloop.Span]bool
 	stem     stemmer
 	tagged   map[string][]token.Token // the tagged tokens of cloze sentences, by text
@@ -102,8 +103,30 @@ func (a *asker) tags(sentence string) []token.Token {
 	return tagSentence(sentence)
 }
 
+// check runs CheckQuestion's checks on q, once per distinct question: the
+// cloze and multiple-choice lists offer the same blanks, and accept checks
+// again what the lists offer.
 func (a *asker) check(q studyloop.Question) error {
-	return checkQuestion(a.text, q, a.stem, a.tags)
+	k := checkKey{q.Type, q.Prompt, q.Answer, strings.Join(q.Choices, "\x00"), q.Source}
+	if err, ok := a.checked[k]; ok {
+		return err
+	}
+	err := checkQuestion(a.text, q, a.stem, a.tags)
+	a.checked[k] = err
+	return err
+}
+
+type checkKey struct {
+	typ                     studyloop.QuestionType
+	prompt, answer, choices string
+	source                  studyloop.Span
+}
+
+// sentenceProblem reports whether a sentence fails a precision check that
+// looks only at its words, not at where a blank would go: then no question
+// from it can pass, and its blanks need not be tried.
+func sentenceProblem(text string) bool {
+	return needsContext(text) || pointsElsewhere(text) || speaksToReader(text) || notEnglishSentence(text)
 }
 
 func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
@@ -117,6 +140,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 		text: text, opts: opts, stem: stem, seen: newDedup(stem), pool: map[string][]phrase{}, groups: map[int][]fact{},
 		used: map[studyloop.Span]bool{}, tagged: map[string][]token.Token{}, lex: lexicon.Default(),
 		recur: map[string]int{}, marked: map[string]bool{}, asked: map[string]int{}, offered: map[string]int{},
+		checked: map[checkKey]error{},
 	}
 	words := 0
 	for _, u := range units {
@@ -191,6 +215,7 @@ func (a *asker) ask(ctx context.Context, u *unit) error {
 	src := a.rankSentences(u, minClozeTokens)
 	got := a.take(ctx, u, want, [][]studyloop.Question{
 		a.shortAnswers(u, n),
+		statedQuestions(u, n),
 		a.multipleChoice(u, src, n),
 		a.termDefinitions(u, n),
 		a.clozes(u, src, n, minClozeContext, false),
@@ -487,7 +512,7 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 	}
 	var sents []*sentence
 	for _, s := range u.sentences() {
-		if !clozeSentence(s, minWords) {
+		if !clozeSentence(s, minWords) || sentenceProblem(s.text) {
 			continue
 		}
 		a.tagged[s.text] = s.toks

@@ -1,0 +1,230 @@
+package engine
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/studyloop/studyloop/server/lexicon"
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// Questions beyond blanks and definitions, each read off one sentence
+// whose shape states it plainly, so that the answer is grounded in the
+// sentence and nothing is guessed:
+//   - lists: "There are three types of muscle tissue: skeletal, cardiac and
+//     smooth." asks "What are the three types of muscle tissue?";
+//   - relations: "As the price rises, the quantity demanded falls." asks
+//     "As the price rises, what happens to the quantity demanded?";
+//   - causes: "Leaves look green because chlorophyll reflects green
+//     light." asks "Why do leaves look green?".
+
+// numberWords are the counts a list question names.
+var numberWords = map[string]int{"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+
+// listSentence matches "... <count> <kinds> of <thing> (are|include|:) <items>."
+// The groups: count, kinds and thing, items.
+var listSentence = regexp.MustCompile(`(?i)\b(two|three|four|five|six|seven) ((?:main |major |basic |primary |principal |different |distinct )?(?:types|kinds|classes|forms|stages|phases|parts|components|steps|categories|branches|functions|properties|layers|sources|factors|states|groups|regions|layers|laws|principles|branches) of [\p{L}\p{N}' -]{2,60}?)(?: are| include|:| are:)\s+(.+?)\.?$`)
+
+// listQuestion asks for the items of an enumeration whose count the
+// sentence states and whose items it lists in full.
+func listQuestion(s *sentence) (studyloop.Question, bool) {
+	if strings.ContainsAny(s.text, "?\n") {
+		return studyloop.Question{}, false
+	}
+	m := listSentence.FindStringSubmatch(s.text)
+	if m == nil {
+		return studyloop.Question{}, false
+	}
+	items := listItems(m[3])
+	if len(items) != numberWords[strings.ToLower(m[1])] {
+		return studyloop.Question{}, false
+	}
+	for _, it := range items {
+		if n := len(strings.Fields(it)); n == 0 || n > 5 {
+			return studyloop.Question{}, false
+		}
+	}
+	return studyloop.Question{
+		Type:   studyloop.QuestionShortAnswer,
+		Prompt: "What are the " + strings.ToLower(m[1]) + " " + m[2] + "?",
+		Answer: strings.TrimSpace(strings.TrimSuffix(m[3], ".")),
+		Source: s.span(),
+	}, true
+}
+
+// listItems splits "A, B, and C" (or "A, B and C", "A; B; C") into its
+// items.
+func listItems(s string) []string {
+	s = strings.TrimSuffix(strings.TrimSpace(s), ".")
+	sep := ","
+	if strings.Contains(s, ";") {
+		sep = ";"
+	}
+	var out []string
+	for _, part := range strings.Split(s, sep) {
+		part = strings.TrimSpace(part)
+		if rest, ok := strings.CutPrefix(part, "and "); ok {
+			part = rest
+		} else if rest, ok := strings.CutPrefix(part, "or "); ok {
+			part = rest
+		}
+		if a, b, ok := strings.Cut(part, " and "); ok && len(out) > 0 {
+			out = append(out, strings.TrimSpace(a), strings.TrimSpace(b))
+			continue
+		}
+		if part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// change words say which way a quantity moves.
+const change = `increases|rises|grows|goes up|decreases|falls|drops|declines|shrinks|goes down|increase|rise|grow|decrease|fall|drop|decline`
+
+// relationSentence matches "As|When|If <X> <changes>, <Y> <changes>."
+var relationSentence = regexp.MustCompile(`(?i)^(As|When|If|Whenever) ((?:the |a |an )?[\p{L}\p{N}' -]{2,50}?) (` + change + `)(?:,)? ((?:the |a |an )?[\p{L}\p{N}' -]{2,50}?) (?:also |too |then )?(` + change + `)(?: as well| too)?\.$`)
+
+// relationQuestion asks which way one quantity moves when another does,
+// as the sentence states it.
+func relationQuestion(s *sentence) (studyloop.Question, bool) {
+	m := relationSentence.FindStringSubmatch(s.text)
+	if m == nil {
+		return studyloop.Question{}, false
+	}
+	x, y := m[2], m[4]
+	if len(strings.Fields(x)) > 6 || len(strings.Fields(y)) > 6 || strings.EqualFold(x, y) {
+		return studyloop.Question{}, false
+	}
+	return studyloop.Question{
+		Type:   studyloop.QuestionShortAnswer,
+		Prompt: m[1] + " " + x + " " + m[3] + ", what happens to " + lowerFirst(y) + "?",
+		Answer: m[5],
+		Source: s.span(),
+	}, true
+}
+
+// whyQuestion asks "Why ...?" of "<clause> because <cause>." when the
+// clause's verb lets the question be formed without guessing a verb form:
+// a form of "be" or a modal moves in front ("Why is the sky blue?"), and a
+// present-tense verb takes "do" or "does" before its stem.
+func whyQuestion(s *sentence) (studyloop.Question, bool) {
+	if !s.tagged || strings.ContainsAny(s.text, "?\n;") || !endsSentence(s.text) {
+		return studyloop.Question{}, false
+	}
+	cut := -1
+	for i, w := range s.lower {
+		if w == "because" {
+			cut = i
+			break
+		}
+	}
+	if cut < 3 || cut > 20 || len(s.toks)-cut < 4 {
+		return studyloop.Question{}, false
+	}
+	main := s.toks[:cut]
+	if main[len(main)-1].Text == "," {
+		main = main[:len(main)-1]
+	}
+	// The verb is the clause's last finite one, after a subject that ends
+	// in a noun and holds no other verb: in "Green leaves look green", the
+	// tagger's verb "leaves" is a noun of the subject.
+	lex := lexicon.Default()
+	verb := -1
+	for i, t := range main {
+		switch t.Tag {
+		case "VBZ", "VBP", "MD", "VBD":
+			verb = i
+		}
+	}
+	if verb < 1 || verb > 6 {
+		return studyloop.Question{}, false
+	}
+	for i, t := range main[:verb] {
+		noun := strings.HasPrefix(t.Tag, "NN") || lex.IsNoun(strings.ToLower(t.Text))
+		switch {
+		case t.Tag == "," || t.Tag == "PRP" || t.Tag == "WDT" || t.Tag == "WP" || t.Tag == "WRB":
+			return studyloop.Question{}, false // a clause before the subject, or a pronoun
+		case (t.Tag == "VBZ" || t.Tag == "VBP" || t.Tag == "VBD" || t.Tag == "MD") && !noun:
+			return studyloop.Question{}, false // two clauses
+		case i == verb-1 && !noun:
+			return studyloop.Question{}, false
+		}
+	}
+	if strings.ContainsAny(s.text[:main[verb].End()], ":;()\"") || strings.Contains(s.text, "n't") {
+		return studyloop.Question{}, false
+	}
+	if first := s.lower[0]; (first == "the" || first == "this" || first == "these") && verb <= 2 {
+		return studyloop.Question{}, false // "the output" names something said before
+	}
+	text := s.text
+	subject := lowerFirstUnlessName(text[main[0].Start:main[verb-1].End()], main[0].Tag)
+	rest := strings.TrimSpace(text[main[verb].End():main[len(main)-1].End()])
+	v := s.lower[verb]
+	var prompt string
+	switch {
+	case main[verb].Tag == "MD" || beForms[v]:
+		prompt = "Why " + v + " " + subject + " " + rest + "?"
+	case main[verb].Tag == "VBZ":
+		stem, ok := presentStem(v)
+		if !ok {
+			return studyloop.Question{}, false
+		}
+		prompt = "Why does " + subject + " " + stem + " " + rest + "?"
+	case main[verb].Tag == "VBP":
+		prompt = "Why do " + subject + " " + v + " " + rest + "?"
+	default:
+		return studyloop.Question{}, false // past tense: its stem cannot be told from its spelling
+	}
+	prompt = strings.Join(strings.Fields(prompt), " ")
+	answer := strings.TrimSpace(text[s.toks[cut].Start:s.toks[len(s.toks)-2].End()])
+	return studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: prompt, Answer: answer, Source: s.span()}, true
+}
+
+var beForms = wordSet(`is are was were`)
+
+// presentStem undoes the third-person -s of a regular verb: "reflects"
+// to "reflect", "carries" to "carry", "pushes" to "push". Verbs whose
+// stem the spelling leaves in doubt ("has", "does", "goes") are refused.
+func presentStem(v string) (string, bool) {
+	switch {
+	case v == "has" || v == "does" || v == "goes" || len(v) < 4:
+		return "", false
+	case strings.HasSuffix(v, "ies"):
+		return v[:len(v)-3] + "y", true
+	case strings.HasSuffix(v, "sses"), strings.HasSuffix(v, "shes"), strings.HasSuffix(v, "ches"), strings.HasSuffix(v, "xes"), strings.HasSuffix(v, "zzes"):
+		return v[:len(v)-2], true
+	case strings.HasSuffix(v, "ss"), strings.HasSuffix(v, "us"), strings.HasSuffix(v, "is"):
+		return "", false
+	case strings.HasSuffix(v, "s"):
+		return v[:len(v)-1], true
+	}
+	return "", false
+}
+
+// lowerFirstUnlessName lower-cases the first letter of a subject that
+// opened the sentence, unless it is a proper noun.
+func lowerFirstUnlessName(s, tag string) string {
+	if tag == "NNP" || tag == "NNPS" {
+		return s
+	}
+	return lowerFirst(s)
+}
+
+// statedQuestions returns the list, relation and cause questions of u's
+// sentences, up to n.
+func statedQuestions(u *unit, n int) []studyloop.Question {
+	var out []studyloop.Question
+	for _, s := range u.sentences() {
+		if len(out) >= n {
+			break
+		}
+		for _, ask := range []func(*sentence) (studyloop.Question, bool){listQuestion, relationQuestion, whyQuestion} {
+			if q, ok := ask(s); ok {
+				out = append(out, q)
+				break
+			}
+		}
+	}
+	return out
+}
