@@ -65,7 +65,7 @@ func Measure(text string, ex studyloop.Extraction) Report {
 		display[k] = q.Answer
 		asked[stemKey(q.Answer, stemWord)] = true
 		if m := asksDefinition.FindStringSubmatch(q.Prompt); m != nil {
-			asked[stemKey(m[1], stemWord)] = true
+			asked[stemKey(m[1]+m[2], stemWord)] = true
 		}
 		for _, c := range q.Choices {
 			if c != q.Answer {
@@ -106,7 +106,7 @@ func Measure(text string, ex studyloop.Extraction) Report {
 
 // asksDefinition matches the prompts that ask for a term's definition and
 // captures the term.
-var asksDefinition = regexp.MustCompile(`^What (?:is|are|does it mean to) (?:an? |the )?(.+)\?$`)
+var asksDefinition = regexp.MustCompile(`^What (?:is|are|does it mean to) (?:an? |the )?(.+)\?$|^What does “(.+)” mean\?$`)
 
 // boldNounPhrase reports whether t, set in bold, names a term rather than
 // stressing a clause: one to four words, none of them a function word but

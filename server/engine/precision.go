@@ -163,6 +163,9 @@ func pointsElsewhere(prompt string) bool {
 // abbreviation (answer "adenosine triphosphate", prompt with "ATP") or,
 // when the answer is an abbreviation, its expansion.
 func abbreviationLeak(q studyloop.Question) bool {
+	if aliasGiven.MatchString(q.Prompt) || abbreviatedBlank.MatchString(q.Prompt) {
+		return true
+	}
 	prompt := strings.ReplaceAll(q.Prompt, Blank, " ")
 	for _, c := range append([]string{q.Answer}, q.Choices...) {
 		if c != q.Answer && q.Type == studyloop.QuestionMultipleChoice {
@@ -182,6 +185,16 @@ func abbreviationLeak(q studyloop.Question) bool {
 	}
 	return false
 }
+
+var (
+	// aliasGiven matches a prompt that names the answer another way:
+	// "short for “permanent link”", "or simply Starling's law".
+	aliasGiven = regexp.MustCompile(`(?i)\b(short for|or simply|abbreviated as|stands for)\b`)
+	// abbreviatedBlank matches a blank followed by an abbreviation in
+	// brackets: "conditioned _____ (CR)" spells out what the blank
+	// completes.
+	abbreviatedBlank = regexp.MustCompile(`_____\s*\(\p{Lu}[\p{Lu}\p{N}]+s?\)`)
+)
 
 // isAcronym reports whether s is one word of two to eight letters, at least
 // two of them capitals and most of them capitals ("ATP", "mRNA", "DNA").

@@ -347,36 +347,16 @@ func (a *asker) shortAnswers(u *unit, n int) []studyloop.Question {
 	return out
 }
 
-// askDefinition asks for the definition def of term in the form def
-// answers: "What does it mean to vectorize?" for "To write code ...",
-// "What is a folder?" for "A container ...", "What is inflation?" for a
-// mass noun or a name.
+// askDefinition asks for the definition def of a glossary's term: "What
+// does it mean to vectorize?" for "To write code ...", and otherwise
+// "What does “stream” mean?", which needs no article and so cannot get a
+// mass noun's ("a literate programming") wrong.
 func askDefinition(term, def string) string {
 	first, _, _ := strings.Cut(strings.TrimSpace(def), " ")
-	switch strings.ToLower(first) {
-	case "to":
+	if strings.EqualFold(first, "to") {
 		return "What does it mean to " + term + "?"
-	case "a", "an":
-		if startsLower(term) && len(strings.Fields(term)) <= 4 {
-			return "What is " + indefiniteArticle(term) + " " + term + "?"
-		}
 	}
-	return "What is " + term + "?"
-}
-
-// indefiniteArticle is "an" before a vowel sound as spelling shows it, and
-// "a" otherwise.
-func indefiniteArticle(word string) string {
-	w := strings.ToLower(word)
-	switch {
-	case strings.HasPrefix(w, "uni"), strings.HasPrefix(w, "use"), strings.HasPrefix(w, "one"), strings.HasPrefix(w, "eu"):
-		return "a"
-	case strings.HasPrefix(w, "hour"), strings.HasPrefix(w, "honest"), strings.HasPrefix(w, "heir"):
-		return "an"
-	case w != "" && strings.ContainsRune("aeiou", rune(w[0])):
-		return "an"
-	}
-	return "a"
+	return "What does “" + term + "” mean?"
 }
 
 // copulas are the verbs of "X is Y" definitions, as token sequences.
@@ -602,7 +582,7 @@ func clozeSentence(s *sentence, minWords int) bool {
 	if !endsSentence(s.text) && !wholeClause(s) || strings.HasSuffix(strings.TrimSpace(s.text), ":") {
 		return false // a lead-in to a list or a formula is not a statement
 	}
-	if n := len(s.lower); n >= 2 && leadInEnd[s.lower[n-2]] {
+	if w := lastWordToken(s.lower); leadInEnd[w] {
 		return false // "The three components are." lost its formula
 	}
 	words := 0
@@ -629,6 +609,16 @@ var notation = regexp.MustCompile(` (=|->|=>|<-|~) `)
 // leadInEnd are words no statement ends with: a sentence ending in one
 // lost what followed it (a formula, a list, a figure).
 var leadInEnd = wordSet(`is are was were be been of the a an to by as and or with for from than that which`)
+
+// lastWordToken is the last of tokens that is a word.
+func lastWordToken(tokens []string) string {
+	for i := len(tokens) - 1; i >= 0; i-- {
+		if isWord(tokens[i]) {
+			return tokens[i]
+		}
+	}
+	return ""
+}
 
 // wholeClause reports whether s, lacking a full stop, is a whole block
 // (a list item or a one-line note) that has a finite verb: "The surface
@@ -688,6 +678,9 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 		text := p.text
 		if p.initial && !strings.HasPrefix(b.class, "name") && startsLower(q.Answer) {
 			text = lowerFirst(text)
+		}
+		if b.from == 0 && startsLower(text) {
+			text = upperFirst(text) // the sentence's first word, as the answer is
 		}
 		k := p.stemKey
 		for _, have := range keys {
@@ -857,6 +850,12 @@ func lowerFirst(s string) string {
 		return s
 	}
 	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// upperFirst upper-cases the first letter of s.
+func upperFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 func startsLower(s string) bool {

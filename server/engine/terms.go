@@ -148,8 +148,8 @@ func (a *asker) termPair(f fact) bool {
 	if noteLabels[term] || noteLabels[strings.TrimSuffix(term, ".")] || strings.ContainsAny(term, "=_<>") {
 		return false
 	}
-	if r, _ := utf8.DecodeRuneInString(term); !unicode.IsLetter(r) {
-		return false // "3 dice all 1s" labels a worked example
+	if r, _ := utf8.DecodeRuneInString(term); !unicode.IsLetter(r) || numberWords[firstWord(term)] > 0 {
+		return false // "3 dice all 1s" or "two parts" labels a worked example
 	}
 	letters, other := 0, 0
 	for _, r := range f.def {
