@@ -79,6 +79,8 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	mux.Handle("POST /app/studies/{id}/settings", formBody(smallFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.StudySettings())))))
 	mux.Handle("GET /app/studies/{id}/delete", session.Sensitive(sessions.RequireUser(app.ConfirmDeleteStudy())))
 	mux.Handle("POST /app/studies/{id}/delete", formBody(smallFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.DeleteStudy())))))
+	mux.Handle("GET /app/studies/{id}/export.csv", session.Sensitive(sessions.RequireUser(app.ExportCSV())))
+	mux.Handle("GET /app/studies/{id}/export.apkg", session.Sensitive(sessions.RequireUser(app.ExportAnki())))
 	mux.Handle("GET /app/studies/{id}/questions", session.Sensitive(sessions.RequireUser(app.Questions())))
 	mux.Handle("GET /app/studies/{id}/questions/{qid}", session.Sensitive(sessions.RequireUser(app.EditQuestionPage())))
 	mux.Handle("POST /app/studies/{id}/questions/{qid}", formBody(smallFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.EditQuestion())))))

@@ -98,3 +98,19 @@ func TestUntil(t *testing.T) {
 		t.Errorf("until(nil)=%q", got)
 	}
 }
+
+func TestAnkiTag(t *testing.T) {
+	for _, tt := range []struct {
+		path []string
+		want string
+	}{
+		{[]string{"Optics"}, "Optics"},
+		{[]string{"Light and optics", "Refraction  index"}, "Light_and_optics::Refraction_index"},
+		{[]string{`The "wave" model`}, "The_wave_model"},
+		{[]string{"C++::STL"}, "C++:STL"},
+	} {
+		if got := ankiTag(tt.path); got != tt.want {
+			t.Errorf("ankiTag(%q)=%q, want %q", tt.path, got, tt.want)
+		}
+	}
+}

@@ -209,6 +209,7 @@ func (a *App) renderStudy(w http.ResponseWriter, r *http.Request, status int, fo
 		RenameURL:    base + "/rename",
 		DeleteURL:    base + "/delete",
 		SettingsURL:  base + "/settings",
+		ExportURL:    base + "/export",
 		MaxNewPerDay: studyloop.MaxNewPerDay,
 		RenameError:  form.renameErr,
 	}

@@ -2,6 +2,7 @@ package webapp_test
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"html"
 	"io"
@@ -18,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/studyloop/studyloop/server/anki"
+	"github.com/studyloop/studyloop/server/anki/ankitest"
 	"github.com/studyloop/studyloop/server/extract"
 	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/store"
@@ -72,6 +75,8 @@ func newEnvWith(t *testing.T, db *store.DB, x *extract.Extractor) *env {
 	mux.Handle("POST /app/studies/{id}/settings", sessions.RequireUser(sessions.RequireCSRF(app.StudySettings())))
 	mux.Handle("GET /app/studies/{id}/delete", sessions.RequireUser(app.ConfirmDeleteStudy()))
 	mux.Handle("POST /app/studies/{id}/delete", sessions.RequireUser(sessions.RequireCSRF(app.DeleteStudy())))
+	mux.Handle("GET /app/studies/{id}/export.csv", sessions.RequireUser(app.ExportCSV()))
+	mux.Handle("GET /app/studies/{id}/export.apkg", sessions.RequireUser(app.ExportAnki()))
 	mux.Handle("GET /app/studies/{id}/questions", sessions.RequireUser(app.Questions()))
 	mux.Handle("GET /app/studies/{id}/questions/{qid}", sessions.RequireUser(app.EditQuestionPage()))
 	mux.Handle("POST /app/studies/{id}/questions/{qid}", sessions.RequireUser(sessions.RequireCSRF(app.EditQuestion())))
@@ -534,6 +539,71 @@ func TestManageStudy(t *testing.T) {
 	})
 }
 
+func TestExport(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		alice := e.student(t, "alice@example.com")
+		st, qs := readyStudy(t, db, alice.id, "Optics: light/colour", 2)
+		ctx := context.Background()
+		if err := db.EditQuestion(ctx, alice.id, st.ID, qs[1].ID, studyloop.QuestionEdit{Prompt: qs[1].Prompt, Answer: "Refraction", Alternatives: []string{"bending", "Brechung"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.SuspendQuestion(ctx, alice.id, st.ID, qs[5].ID, true); err != nil {
+			t.Fatal(err)
+		}
+		base := "/app/studies/" + st.ID
+
+		csvPage := alice.get(base + "/export.csv")
+		if csvPage.status != http.StatusOK || csvPage.header.Get("Content-Type") != "text/csv; charset=utf-8" ||
+			csvPage.header.Get("Content-Disposition") != `attachment; filename="Optics- light-colour.csv"` {
+			t.Fatalf("CSV: %d %v", csvPage.status, csvPage.header)
+		}
+		rows, err := csv.NewReader(strings.NewReader(csvPage.body)).ReadAll()
+		if err != nil || len(rows) != 7 {
+			t.Fatalf("CSV rows: %d (%v)", len(rows), err)
+		}
+		want := [][]string{
+			{"topic", "type", "question", "answer", "choices", "also_accepted", "suspended"},
+			{"Optics: light/colour topic 0", "multiple_choice", "Which colour 0?", "Red", "Blue | Red | Green | Violet", "", "no"},
+			{"Optics: light/colour topic 0", "term_definition", qs[1].Prompt, "Refraction", "", "bending | Brechung", "no"},
+		}
+		for i, w := range want {
+			if strings.Join(rows[i], "\t") != strings.Join(w, "\t") {
+				t.Errorf("CSV row %d: %q, want %q", i, rows[i], w)
+			}
+		}
+		if rows[6][6] != "yes" {
+			t.Errorf("the suspended question: %q", rows[6])
+		}
+
+		apkg := alice.get(base + "/export.apkg")
+		if apkg.status != http.StatusOK || apkg.header.Get("Content-Disposition") != `attachment; filename="Optics- light-colour.apkg"` {
+			t.Fatalf("apkg: %d %v", apkg.status, apkg.header)
+		}
+		p := ankitest.Read(t, []byte(apkg.body))
+		if len(p.Notes) != 6 || len(p.Cards) != 6 {
+			t.Fatalf("%d notes, %d cards, want 6 each", len(p.Notes), len(p.Cards))
+		}
+		if deck := p.Decks[fmt.Sprint(p.Cards[0].Did)].Name; deck != "Studyloop::Optics: light/colour" {
+			t.Errorf("deck %q", deck)
+		}
+		mc, term, cloze := p.Notes[0], p.Notes[1], p.Notes[2]
+		if mc.Mid != anki.BasicModelID || mc.Fields[0] != `Which colour 0?<ol type="A"><li>Blue</li><li>Red</li><li>Green</li><li>Violet</li></ol>` || mc.Fields[1] != "Red" ||
+			mc.Tags != " Optics:_light/colour_topic_0 " {
+			t.Errorf("multiple choice note: %+v", mc)
+		}
+		if term.Fields[1] != "Refraction<br>Also accepted: bending; Brechung" {
+			t.Errorf("term note: %+v", term)
+		}
+		if cloze.Mid != anki.ClozeModelID || cloze.Fields[0] != "Light travels in straight {{c1::lines}} 0." {
+			t.Errorf("cloze note: %+v", cloze)
+		}
+		if p.Cards[5].Queue != -1 || p.Cards[4].Queue != 0 {
+			t.Errorf("suspension: %+v", p.Cards)
+		}
+	})
+}
+
 func TestPagesArePrivate(t *testing.T) {
 	// Every page and form of the web app, asked by another student for
 	// Alice's study or question, answers 404 and changes nothing.
@@ -572,6 +642,8 @@ func TestPagesArePrivate(t *testing.T) {
 			{"delete confirmation", func() page { return mallory.get(her + "/delete") }},
 			{"delete", func() page { return mallory.post(her+"/delete", form()) }},
 			{"question list", func() page { return mallory.get(her + "/questions") }},
+			{"CSV export", func() page { return mallory.get(her + "/export.csv") }},
+			{"Anki export", func() page { return mallory.get(her + "/export.apkg") }},
 			{"edit form", func() page { return mallory.get(hers) }},
 			{"edit", func() page { return mallory.post(hers, edit) }},
 			{"edit through his study", func() page { return mallory.post(herThroughHis, edit) }},
@@ -605,7 +677,7 @@ func TestPagesArePrivate(t *testing.T) {
 		}
 		// Signed out, every page sends to sign-in.
 		anon := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-		for _, path := range []string{"/app", her, her + "/practice", "/app/practice", her + "/questions", hers, her + "/delete"} {
+		for _, path := range []string{"/app", her, her + "/practice", "/app/practice", her + "/questions", hers, her + "/delete", her + "/export.csv", her + "/export.apkg"} {
 			resp, err := anon.Get(e.srv.URL + path)
 			if err != nil {
 				t.Fatal(err)
