@@ -156,8 +156,22 @@ var (
 // pointsElsewhere reports whether prompt points at a figure, table,
 // exercise, example or part of the book.
 func pointsElsewhere(prompt string) bool {
-	return pointer.MatchString(strings.TrimPrefix(prompt, describePrefix))
+	p := strings.TrimPrefix(prompt, describePrefix)
+	lower := strings.ToLower(p)
+	for _, k := range pointerKeys {
+		if strings.Contains(lower, k) {
+			return pointer.MatchString(p)
+		}
+	}
+	return false
 }
+
+// pointerKeys are strings every match of pointer holds one of: a prompt
+// with none of them needs no regular expression.
+var pointerKeys = []string{"fig", "table", "graph", "diagram", "chart", "map", "photo", "image", "illustration", "picture",
+	"plot", "chapter", "section", "unit", "lesson", "module", "lecture", "book", "text", "episode", "exercise", "activit",
+	"paragraph", "part", "example", "problem", "equation", "eq.", "above", "below", "here", "follow", "box", "sidebar",
+	"margin", "you will", "we will"}
 
 // abbreviationLeak reports whether the prompt holds the answer's
 // abbreviation (answer "adenosine triphosphate", prompt with "ATP") or,

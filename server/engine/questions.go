@@ -82,6 +82,7 @@ type asker struct {
 	// minRecur is how often an unmarked phrase must recur to be a term.
 	minRecur int
 	checked  map[checkKey]error // check's verdicts so far
+	rivals   map[[2]string]bool // rival's verdicts so far
 	used     map[studyloop.Span]bool
 	stem     stemmer
 	tagged   map[string][]token.Token // the tagged tokens of cloze sentences, by text
@@ -122,6 +123,18 @@ type checkKey struct {
 	source                  studyloop.Span
 }
 
+// rival reports, once per pair, whether distractor is of answer's kind
+// without being a synonym or a kind of it.
+func (a *asker) rival(answer, distractor string) bool {
+	k := [2]string{answer, distractor}
+	ok, seen := a.rivals[k]
+	if !seen {
+		ok = sameKind(a.lex, answer, distractor, a.stem) && !tooClose(a.lex, answer, distractor)
+		a.rivals[k] = ok
+	}
+	return ok
+}
+
 // sentenceProblem reports whether a sentence fails a precision check that
 // looks only at its words, not at where a blank would go: then no question
 // from it can pass, and its blanks need not be tried.
@@ -140,7 +153,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 		text: text, opts: opts, stem: stem, seen: newDedup(stem), pool: map[string][]phrase{}, groups: map[int][]fact{},
 		used: map[studyloop.Span]bool{}, tagged: map[string][]token.Token{}, lex: lexicon.Default(),
 		recur: map[string]int{}, marked: map[string]bool{}, asked: map[string]int{}, offered: map[string]int{},
-		checked: map[checkKey]error{},
+		checked: map[checkKey]error{}, rivals: map[[2]string]bool{},
 	}
 	words := 0
 	for _, u := range units {
@@ -668,7 +681,7 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 		if len(picked) == 3 || p.class != b.class || p.key == b.key || !plainWord(p.text) || !a.distractorTerm(p) || instructionOpeners[strings.ToLower(firstWord(p.text))] {
 			return
 		}
-		if a.offered[answerKey(p.text)] >= maxDistractorUses || !sameKind(a.lex, q.Answer, p.text, a.stem) || tooClose(a.lex, q.Answer, p.text) {
+		if a.offered[answerKey(p.text)] >= maxDistractorUses || !a.rival(q.Answer, p.text) {
 			return
 		}
 		// Of a like length, so the answer does not stand out.
