@@ -22,9 +22,9 @@ import (
 // authorization or tokens, instead of the client registering first.
 
 // How long a fetched document is used before it is fetched again: its
-// Cache-Control max-age, within these bounds, or defaultDocumentTTL without
-// one; no-store is honoured (the document is fetched each time it is
-// needed). maxCachedDocuments bounds the cache, per process.
+// freshness lifetime from its HTTP caching headers, within these bounds,
+// or defaultDocumentTTL without one; no-store is honoured (the document is
+// fetched each time it is needed). maxCachedDocuments bounds the cache, per process.
 const (
 	minDocumentTTL     = time.Minute
 	defaultDocumentTTL = 10 * time.Minute
@@ -129,21 +129,33 @@ func parseClientDocument(clientID string, body []byte) (*studyloop.OAuthClient, 
 	}, ""
 }
 
-// documentTTL is how long a document answered with header h may be used:
-// 0 for no-store.
-func documentTTL(h http.Header) time.Duration {
-	ttl := defaultDocumentTTL
+// documentTTL is how long a document answered at now with header h may be
+// used: 0 for no-store, else its freshness lifetime (RFC 9111 §4.2.1:
+// Cache-Control max-age, else Expires less Date) within the bounds, or
+// defaultDocumentTTL when neither says.
+func documentTTL(h http.Header, now time.Time) time.Duration {
+	ttl, stated := defaultDocumentTTL, false
 	for _, directive := range strings.Split(strings.Join(h.Values("Cache-Control"), ","), ",") {
 		name, value, _ := strings.Cut(strings.ToLower(strings.TrimSpace(directive)), "=")
 		switch name {
 		case "no-store":
 			return 0
 		case "no-cache":
-			ttl = minDocumentTTL
+			ttl, stated = minDocumentTTL, true
 		case "max-age":
 			if seconds, err := strconv.ParseInt(strings.Trim(value, `"`), 10, 64); err == nil && seconds >= 0 {
-				ttl = time.Duration(min(seconds, int64(maxDocumentTTL/time.Second))) * time.Second
+				ttl, stated = time.Duration(min(seconds, int64(maxDocumentTTL/time.Second)))*time.Second, true
 			}
+		}
+	}
+	if expires := h.Get("Expires"); !stated && expires != "" {
+		ttl = 0 // an invalid date means already expired
+		if at, err := http.ParseTime(expires); err == nil {
+			date, err := http.ParseTime(h.Get("Date"))
+			if err != nil {
+				date = now
+			}
+			ttl = at.Sub(date)
 		}
 	}
 	return min(max(ttl, minDocumentTTL), maxDocumentTTL)
@@ -227,7 +239,7 @@ func (s *Server) metadataClient(ctx context.Context, requester, clientID string)
 	if err := s.store.SaveOAuthClient(ctx, client); err != nil {
 		return nil, err
 	}
-	if ttl := documentTTL(header); ttl > 0 {
+	if ttl := documentTTL(header, now); ttl > 0 {
 		s.documents.put(*client, now, now.Add(ttl))
 	}
 	return client, nil

@@ -94,36 +94,46 @@ func TestParseClientDocument(t *testing.T) {
 }
 
 func TestDocumentTTL(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	date := now.Add(-time.Minute).Format(http.TimeFormat) // the server's clock a minute behind
 	tests := []struct {
-		cacheControl []string
-		want         time.Duration
+		header []string // name, value pairs
+		want   time.Duration
 	}{
 		{nil, defaultDocumentTTL},
-		{[]string{"public"}, defaultDocumentTTL},
-		{[]string{"max-age=300"}, 5 * time.Minute},
-		{[]string{"public, max-age=3600"}, time.Hour},
-		{[]string{"MAX-AGE=120"}, 2 * time.Minute},
-		{[]string{`max-age="120"`}, 2 * time.Minute},
-		{[]string{"max-age=60"}, time.Minute},       // the lower bound itself
-		{[]string{"max-age=59"}, minDocumentTTL},    // raised to it
-		{[]string{"max-age=0"}, minDocumentTTL},     // raised to it
-		{[]string{"no-cache"}, minDocumentTTL},      // revalidate: kept for the least time
-		{[]string{"max-age=86400"}, 24 * time.Hour}, // the upper bound itself
-		{[]string{"max-age=86401"}, maxDocumentTTL}, // lowered to it
-		{[]string{"max-age=99999999999999"}, maxDocumentTTL},
-		{[]string{"max-age=-5"}, defaultDocumentTTL},  // invalid: ignored
-		{[]string{"max-age=abc"}, defaultDocumentTTL}, // invalid: ignored
-		{[]string{"no-store"}, 0},
-		{[]string{"max-age=600, no-store"}, 0},
-		{[]string{"public", "no-store"}, 0}, // in a second header line
+		{[]string{"Cache-Control", "public"}, defaultDocumentTTL},
+		{[]string{"Cache-Control", "max-age=300"}, 5 * time.Minute},
+		{[]string{"Cache-Control", "public, max-age=3600"}, time.Hour},
+		{[]string{"Cache-Control", "MAX-AGE=120"}, 2 * time.Minute},
+		{[]string{"Cache-Control", `max-age="120"`}, 2 * time.Minute},
+		{[]string{"Cache-Control", "max-age=60"}, time.Minute},       // the lower bound itself
+		{[]string{"Cache-Control", "max-age=59"}, minDocumentTTL},    // raised to it
+		{[]string{"Cache-Control", "max-age=0"}, minDocumentTTL},     // raised to it
+		{[]string{"Cache-Control", "no-cache"}, minDocumentTTL},      // revalidate: kept for the least time
+		{[]string{"Cache-Control", "max-age=86400"}, 24 * time.Hour}, // the upper bound itself
+		{[]string{"Cache-Control", "max-age=86401"}, maxDocumentTTL}, // lowered to it
+		{[]string{"Cache-Control", "max-age=99999999999999"}, maxDocumentTTL},
+		{[]string{"Cache-Control", "max-age=-5"}, defaultDocumentTTL},  // invalid: ignored
+		{[]string{"Cache-Control", "max-age=abc"}, defaultDocumentTTL}, // invalid: ignored
+		{[]string{"Cache-Control", "no-store"}, 0},
+		{[]string{"Cache-Control", "max-age=600, no-store"}, 0},
+		{[]string{"Cache-Control", "public", "Cache-Control", "no-store"}, 0}, // in a second header line
+		// Expires counts from the answer's Date, or from now without one.
+		{[]string{"Date", date, "Expires", now.Add(29 * time.Minute).Format(http.TimeFormat)}, 30 * time.Minute},
+		{[]string{"Expires", now.Add(30 * time.Minute).Format(http.TimeFormat)}, 30 * time.Minute},
+		{[]string{"Expires", now.Add(48 * time.Hour).Format(http.TimeFormat)}, maxDocumentTTL},
+		{[]string{"Expires", now.Add(-time.Hour).Format(http.TimeFormat)}, minDocumentTTL},
+		{[]string{"Expires", "0"}, minDocumentTTL}, // invalid: already expired
+		{[]string{"Cache-Control", "max-age=300", "Expires", now.Add(time.Hour).Format(http.TimeFormat)}, 5 * time.Minute},
+		{[]string{"Cache-Control", "no-store", "Expires", now.Add(time.Hour).Format(http.TimeFormat)}, 0},
 	}
 	for _, tt := range tests {
 		h := http.Header{}
-		for _, v := range tt.cacheControl {
-			h.Add("Cache-Control", v)
+		for i := 0; i < len(tt.header); i += 2 {
+			h.Add(tt.header[i], tt.header[i+1])
 		}
-		if got := documentTTL(h); got != tt.want {
-			t.Errorf("documentTTL(%q) = %v, want %v", tt.cacheControl, got, tt.want)
+		if got := documentTTL(h, now); got != tt.want {
+			t.Errorf("documentTTL(%q) = %v, want %v", tt.header, got, tt.want)
 		}
 	}
 }
