@@ -229,11 +229,11 @@ func (s *Server) metadataClient(ctx context.Context, requester, clientID string)
 	}
 	body, header, ferr := s.fetcher.fetch(ctx, clientID)
 	if ferr != nil {
-		return nil, &documentError{problem: ferr.problem}
+		return nil, s.refuseDocument(clientID, ferr.problem)
 	}
 	client, problem := parseClientDocument(clientID, body)
 	if problem != "" {
-		return nil, &documentError{problem: problem}
+		return nil, s.refuseDocument(clientID, problem)
 	}
 	client.CreatedAt = now
 	if err := s.store.SaveOAuthClient(ctx, client); err != nil {
@@ -243,6 +243,13 @@ func (s *Server) metadataClient(ctx context.Context, requester, clientID string)
 		s.documents.put(*client, now, now.Add(ttl))
 	}
 	return client, nil
+}
+
+// refuseDocument logs why a fetched document cannot be used, for the
+// operator whom an app's developer asks, and returns the error.
+func (s *Server) refuseDocument(clientID, problem string) *documentError {
+	s.logger.Info("oauth: client metadata document refused", "client_id", truncate(clientID, 200), "problem", problem)
+	return &documentError{problem: problem}
 }
 
 // clientHost is the host of a client_id URL, shown to the student as who
