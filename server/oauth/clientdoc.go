@@ -24,7 +24,8 @@ import (
 // How long a fetched document is used before it is fetched again: its
 // freshness lifetime from its HTTP caching headers, within these bounds,
 // or defaultDocumentTTL without one; no-store is honoured (the document is
-// fetched each time it is needed). maxCachedDocuments bounds the cache, per process.
+// fetched each time it is needed). maxCachedDocuments bounds the cache,
+// which each process keeps for itself.
 const (
 	minDocumentTTL     = time.Minute
 	defaultDocumentTTL = 10 * time.Minute
