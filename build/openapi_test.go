@@ -286,7 +286,7 @@ func TestDiscoveryDocuments(t *testing.T) {
 	if len(card.Icons) != 1 || card.Icons[0].Src != Placeholder+"/icon.svg" || card.Icons[0].MimeType != "image/svg+xml" {
 		t.Errorf("icons %+v", card.Icons)
 	}
-	wantVersions := []string{"2025-11-25", "2025-06-18", "2025-03-26"}
+	wantVersions := []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"}
 	if len(card.Remotes) != 1 || card.Remotes[0].Type != "streamable-http" || card.Remotes[0].URL != Placeholder+"/mcp" ||
 		!slices.Equal(card.Remotes[0].SupportedProtocolVersions, wantVersions) {
 		t.Errorf("remotes %+v", card.Remotes)
