@@ -15,29 +15,6 @@ import (
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
-// tableCounts counts the rows of every table of the schema except
-// migration bookkeeping.
-func tableCounts(tb testing.TB, db *store.DB) map[string]int {
-	tb.Helper()
-	ctx := context.Background()
-	var tables []string
-	q := `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`
-	if db.Dialect().Name().String() == "sqlite" {
-		q = `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
-	}
-	if err := db.NewRaw(q).Scan(ctx, &tables); err != nil {
-		tb.Fatalf("list tables: %v", err)
-	}
-	counts := map[string]int{}
-	for _, t := range tables {
-		if t == "bun_migrations" || t == "bun_migration_locks" {
-			continue
-		}
-		counts[t] = countRows(tb, db, t)
-	}
-	return counts
-}
-
 // mustFullAccount stores an account with something in every table an
 // account owns: an answered ready study, an upload study with its files
 // and pages, a session, a password reset and an agent grant (code and
@@ -93,9 +70,9 @@ func TestDeleteUserRemovesEveryRow(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		mustFullAccount(t, db, "bob@example.com")
-		before := tableCounts(t, db)
+		before := storetest.TableCounts(t, db)
 		ann, clientID := mustFullAccount(t, db, "ann@example.com")
-		during := tableCounts(t, db)
+		during := storetest.TableCounts(t, db)
 		var grew []string
 		for table, n := range during {
 			if n > before[table] {
@@ -111,7 +88,7 @@ func TestDeleteUserRemovesEveryRow(t *testing.T) {
 		if err := db.DeleteUser(ctx, ann); err != nil {
 			t.Fatal(err)
 		}
-		after := tableCounts(t, db)
+		after := storetest.TableCounts(t, db)
 		before["oauth_clients"]++ // the agent's registration is not the account's
 		if !maps.Equal(after, before) {
 			t.Fatalf("rows per table after deleting the account:\n%v\nwant as before it existed:\n%v", after, before)

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/studyloop/studyloop/server/studyloop"
 )
 
 // TestBrowserRevokeAssistant: in Chromium, a student with a connected
@@ -31,26 +29,7 @@ func TestBrowserRevokeAssistant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The grant an approval in the OAuth flow stores (that flow is tested
-	// in server/web).
-	now := time.Now()
-	client := &studyloop.OAuthClient{ID: "slc_browser", Name: "Claude", RedirectURIs: []string{"https://claude.ai/api/mcp/auth_callback"}, CreatedAt: now}
-	code := &studyloop.AuthorizationCode{
-		Hash: "code", ClientID: client.ID, UserID: user.ID, RedirectURI: client.RedirectURIs[0], CodeChallenge: "ch",
-		Audience: base + "/mcp", FamilyID: "fam", CreatedAt: now, ExpiresAt: now.Add(time.Minute),
-	}
-	token := func(hash string, kind studyloop.TokenKind) *studyloop.OAuthToken {
-		return &studyloop.OAuthToken{Hash: hash, Kind: kind, FamilyID: "fam", ClientID: client.ID, UserID: user.ID, Audience: code.Audience, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
-	}
-	if err := db.CreateOAuthClient(ctx, client); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.CreateAuthorizationCode(ctx, code); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.RedeemAuthorizationCode(ctx, code.Hash, now, token("at", studyloop.AccessToken), token("rt", studyloop.RefreshToken)); err != nil {
-		t.Fatal(err)
-	}
+	seedGrant(t, db, user.ID, base)
 
 	browser.do("open the assistants page", chromedp.Navigate(base+"/app/assistants"), chromedp.WaitVisible(chromedp.ID("assistants")))
 	if h, name, host := browser.text("h1"), browser.text("#assistants .assistant-name"), browser.text("#assistants .assistant-host"); h != "Connected assistants" || name != "Claude" || host != "claude.ai" {

@@ -66,7 +66,14 @@ func startApp(t *testing.T, x *extract.Extractor) string {
 // store what no page can make (an OAuth grant).
 func startAppOn(t *testing.T, x *extract.Extractor) (string, *store.DB) {
 	t.Helper()
-	db := storetest.Open(t, "sqlite")
+	return startAppWith(t, x, "sqlite", nil)
+}
+
+// startAppWith is startAppOn on a database of the dialect, with env
+// setting configuration beyond BASE_URL.
+func startAppWith(t *testing.T, x *extract.Extractor, dialect string, env map[string]string) (string, *store.DB) {
+	t.Helper()
+	db := storetest.Open(t, dialect)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -77,7 +84,7 @@ func startAppOn(t *testing.T, x *extract.Extractor) (string, *store.DB) {
 		if k == "BASE_URL" {
 			return base
 		}
-		return ""
+		return env[k]
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -281,7 +288,7 @@ func screenshot(b *tab, name string) {
 	if dir == "" {
 		return
 	}
-	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(90))
+	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100)) // 100: PNG, below: JPEG
 	if err != nil {
 		b.t.Fatalf("screenshot %s: %v", name, err)
 	}

@@ -86,6 +86,34 @@ func User(tb testing.TB, db *store.DB) int64 {
 	return u.ID
 }
 
+// TableCounts counts the rows of every table of db's schema, but for the
+// migrations' own bookkeeping, for tests that a change left every table
+// as it should.
+func TableCounts(tb testing.TB, db *store.DB) map[string]int {
+	tb.Helper()
+	ctx := context.Background()
+	var tables []string
+	q := `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`
+	if db.Dialect().Name().String() == "sqlite" {
+		q = `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
+	}
+	if err := db.NewRaw(q).Scan(ctx, &tables); err != nil {
+		tb.Fatalf("list tables: %v", err)
+	}
+	counts := map[string]int{}
+	for _, t := range tables {
+		if t == "bun_migrations" || t == "bun_migration_locks" {
+			continue
+		}
+		n, err := db.NewSelect().Table(t).Count(ctx)
+		if err != nil {
+			tb.Fatalf("count %s: %v", t, err)
+		}
+		counts[t] = n
+	}
+	return counts
+}
+
 func freshPostgres(tb testing.TB) string {
 	tb.Helper()
 	admin := os.Getenv(PostgresEnv)
