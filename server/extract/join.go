@@ -7,10 +7,10 @@ import (
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
-// Join makes one study text of parts, each under a markdown heading with
-// its label ("## Page 3"), so the generator sees the parts as sections,
-// and returns where each part lies in the text. Parts without text are
-// left out.
+// Join makes one study text of parts, each under a markdown heading (the
+// part's own first heading, or else its label: "## Page 3"), so the
+// generator sees the parts as sections, and returns where each part lies
+// in the text. Parts without text are left out.
 func Join(parts []Part) (string, []studyloop.SourcePart) {
 	var b strings.Builder
 	var spans []studyloop.SourcePart
@@ -22,10 +22,16 @@ func Join(parts []Part) (string, []studyloop.SourcePart) {
 			b.WriteString("\n\n")
 		}
 		start := b.Len()
+		// A part that opens with a heading is named by it: its topic
+		// reads "DNA replication", not "Page 3".
+		heading, text := p.Label, p.Text
+		if first, rest, _ := strings.Cut(p.Text, "\n"); strings.HasPrefix(first, "### ") {
+			heading, text = strings.TrimPrefix(first, "### "), strings.TrimLeft(rest, "\n")
+		}
 		b.WriteString("## ")
-		b.WriteString(p.Label)
+		b.WriteString(heading)
 		b.WriteString("\n\n")
-		b.WriteString(p.Text)
+		b.WriteString(text)
 		spans = append(spans, studyloop.SourcePart{Label: p.Label, Span: studyloop.Span{Start: start, End: b.Len()}})
 	}
 	return b.String(), spans

@@ -75,6 +75,13 @@ func (x *Extractor) PDF(ctx context.Context, data []byte, selection string) ([]P
 			return nil, err
 		}
 	}
+	texts = make([]string, len(parts))
+	for i, p := range parts {
+		texts[i] = p.Text
+	}
+	for i, t := range dropRunningLines(texts) {
+		parts[i].Text = layout(t)
+	}
 	if scanned == len(pages) {
 		return nil, studyloop.Errorf(studyloop.EINVALID, "The selected pages (%s) have no text layer, as in a scanned PDF, and OCR is not available on this server to read them (install tesseract-ocr).", FormatPages(pages))
 	}

@@ -45,7 +45,7 @@ func (x *Extractor) Photo(ctx context.Context, data []byte, label string) (Part,
 	if text == "" {
 		return Part{}, studyloop.Errorf(studyloop.EINVALID, "No text could be read from %s; take the photo closer, in good light and in focus.", strings.ToLower(label))
 	}
-	return Part{Label: label, Text: text}, nil
+	return Part{Label: label, Text: layout(text)}, nil
 }
 
 // convertHEIC converts the HEIC photo at path to a PNG in dir and checks
