@@ -509,6 +509,7 @@ func truncate(s string, n int) string {
 // shortInterval writes how long until a question comes back, as on the
 // rating buttons: "<1m", "10m", "5h", "3d", "4mo", "1.2y".
 func shortInterval(d time.Duration) string {
+	d = d.Round(time.Second) // the scheduler's times are stored to the microsecond
 	switch {
 	case d < time.Minute:
 		return "<1m"

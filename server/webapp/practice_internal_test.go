@@ -61,7 +61,7 @@ func TestShortInterval(t *testing.T) {
 		d    time.Duration
 		want string
 	}{
-		{30 * time.Second, "<1m"}, {time.Minute, "1m"}, {10 * time.Minute, "10m"}, {59 * time.Minute, "59m"},
+		{30 * time.Second, "<1m"}, {time.Minute - time.Microsecond, "1m"}, {time.Minute, "1m"}, {10 * time.Minute, "10m"}, {59 * time.Minute, "59m"},
 		{time.Hour, "1h"}, {23 * time.Hour, "23h"}, {24 * time.Hour, "1d"}, {29 * 24 * time.Hour, "29d"},
 		{30 * 24 * time.Hour, "1mo"}, {364 * 24 * time.Hour, "12mo"}, {365 * 24 * time.Hour, "1y"}, {550 * 24 * time.Hour, "1.5y"},
 	} {
