@@ -43,6 +43,7 @@ import (
 
 	"github.com/jdkato/prose/v3/segment"
 	"github.com/jdkato/prose/v3/tag"
+	"github.com/studyloop/studyloop/server/lexicon"
 	"github.com/studyloop/studyloop/server/studyloop"
 	"github.com/yuin/goldmark/parser"
 )
@@ -232,7 +233,7 @@ func (b *builder) segments(parent int, blocks []*block, facts []fact) {
 		}
 		b.topicList = append(b.topicList, studyloop.Topic{Parent: parent, Span: span})
 		u := b.addUnit(t, blocks[from:to], own)
-		name := topicName(u.phrases)
+		name := topicName(u, lexicon.Default())
 		if name == "" {
 			name = b.title
 		}

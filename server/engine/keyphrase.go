@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/studyloop/studyloop/server/lexicon"
 )
 
 // Longest keyphrase, in tokens.
@@ -175,15 +177,28 @@ func isNumber(s string) bool {
 	return err == nil
 }
 
-// topicName names a topic by its two best keyphrases.
-func topicName(phrases []phrase) string {
+// topicName names a topic by its two best keyphrases, preferring those the
+// topic repeats and general English does not use every day.
+func topicName(u *unit, lex *lexicon.Lexicon) string {
+	if name := pickName(u.phrases, func(p phrase) bool {
+		n := len(u.occ[p.key])
+		return n >= 2 && !genericPhrase(lex, p.text, n)
+	}); name != "" {
+		return name
+	}
+	return pickName(u.phrases, func(phrase) bool { return true })
+}
+
+// pickName joins the first two keyphrases that keep, are plain words and do
+// not overlap.
+func pickName(phrases []phrase, keep func(phrase) bool) string {
 	var picked []string
 	var keys []string
 	for _, p := range phrases {
 		if len(picked) == 2 {
 			break
 		}
-		if !plainWord(p.text) {
+		if !plainWord(p.text) || !keep(p) {
 			continue
 		}
 		overlap := false
