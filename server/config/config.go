@@ -56,8 +56,10 @@ type Config struct {
 	// Quotas bound what one account may create and upload (QUOTA_*
 	// variables, see README "Limits and fair use"; 0 turns one off).
 	Quotas studyloop.Quotas
-	// Workers is the number of study-processing workers in this process
-	// (WORKERS, default 1; 0 disables processing here).
+	// Workers is the number of workers in this process for studies made
+	// from text (WORKERS, default 2, so that one account's backlog, which
+	// holds at most one of them, never holds up another's study; 0
+	// disables processing here).
 	Workers int
 	// SMTPURL names the mail server for password-reset emails (SMTP_URL,
 	// smtp://user:password@host:port or smtps://…; default none: resets
@@ -66,6 +68,11 @@ type Config struct {
 	// MailFrom is the sender of those emails (MAIL_FROM, default
 	// "Studyloop <noreply@HOST>" with BaseURL's host name).
 	MailFrom string
+	// UploadWorkers is the number of workers in this process that read
+	// studies made from uploads, apart from Workers so that a long OCR
+	// job never holds up studies made from text (UPLOAD_WORKERS, default
+	// 1; no worker runs when Workers is 0).
+	UploadWorkers int
 }
 
 // FromEnv builds a Config from getenv, applying defaults and validating.
@@ -80,7 +87,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		SignUpRateLimit:   60,
 		AccessTokenTTL:    time.Hour,
 		RefreshTokenTTL:   30 * 24 * time.Hour,
-		Workers:           1,
+		Workers:           2,
+		UploadWorkers:     1,
 		SMTPURL:           getenv("SMTP_URL"),
 		MailFrom:          getenv("MAIL_FROM"),
 		Quotas: studyloop.Quotas{
@@ -138,6 +146,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		{"REGISTER_RATE_LIMIT", &c.RegisterRateLimit},
 		{"SIGNUP_RATE_LIMIT", &c.SignUpRateLimit},
 		{"WORKERS", &c.Workers},
+		{"UPLOAD_WORKERS", &c.UploadWorkers},
 		{"QUOTA_STUDIES_PER_HOUR", &c.Quotas.StudiesPerHour},
 		{"QUOTA_STUDIES_PER_DAY", &c.Quotas.StudiesPerDay},
 		{"QUOTA_STORED_CHARS", &c.Quotas.StoredChars},
@@ -153,6 +162,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			}
 			*n.dst = parsed
 		}
+	}
+	if c.UploadWorkers == 0 {
+		errs = append(errs, "UPLOAD_WORKERS must be 1 or more (WORKERS=0 stops all processing in this replica)")
 	}
 	if v := getenv("QUOTA_UPLOAD_MIB_PER_DAY"); v != "" {
 		mib, err := strconv.ParseInt(v, 10, 64)

@@ -20,7 +20,7 @@ func TestFromEnvDefaults(t *testing.T) {
 	if c.Addr != ":8080" || c.BaseURL != "http://localhost:8080" || c.DatabaseURL != "sqlite:data/studyloop.db" {
 		t.Fatalf("defaults = %+v", c)
 	}
-	if c.AccessTokenTTL != time.Hour || c.RefreshTokenTTL != 720*time.Hour || c.RegisterRateLimit != 1200 || c.SignUpRateLimit != 60 {
+	if c.AccessTokenTTL != time.Hour || c.RefreshTokenTTL != 720*time.Hour || c.RegisterRateLimit != 1200 || c.SignUpRateLimit != 60 || c.Workers != 2 || c.UploadWorkers != 1 {
 		t.Fatalf("defaults = %+v", c)
 	}
 	if c.Secure() {
@@ -60,6 +60,7 @@ func TestFromEnv(t *testing.T) {
 				t.Errorf("Quotas = %+v", c.Quotas)
 			}
 		}},
+		{"no upload workers", map[string]string{"UPLOAD_WORKERS": "0"}, "UPLOAD_WORKERS", nil},
 		{"bad upload quota", map[string]string{"QUOTA_UPLOAD_MIB_PER_DAY": "1.5"}, "QUOTA_UPLOAD_MIB_PER_DAY", nil},
 		{"bad db", map[string]string{"DATABASE_URL": "mysql://x"}, "DATABASE_URL", nil},
 		{"bad level", map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL", nil},

@@ -40,6 +40,16 @@ func PhotoLabel(n int) string { return "Photo " + strconv.Itoa(n) }
 // available such pages are left empty, and if no selected page has text
 // the error says the PDF looks scanned and OCR is needed.
 func (x *Extractor) PDF(ctx context.Context, data []byte, selection string) ([]Part, error) {
+	return x.PDFWithProgress(ctx, data, selection, nil)
+}
+
+// PDFWithProgress is PDF telling progress, when not nil, how many of the
+// selected pages are read as that number grows: the pages with a text
+// layer at once, then each page read by OCR.
+func (x *Extractor) PDFWithProgress(ctx context.Context, data []byte, selection string, progress func(pagesDone int)) ([]Part, error) {
+	if progress == nil {
+		progress = func(int) {}
+	}
 	if err := x.PDFAvailable(); err != nil {
 		return nil, err
 	}
@@ -61,19 +71,26 @@ func (x *Extractor) PDF(ctx context.Context, data []byte, selection string) ([]P
 		return nil, err
 	}
 	parts := make([]Part, len(pages))
-	scanned := 0 // pages left unread for want of OCR
+	scanned := 0  // pages left unread for want of OCR
+	var ocr []int // indexes of the pages to read by OCR
 	for i, p := range pages {
 		parts[i] = Part{Label: PageLabel(p), Text: texts[i]}
-		if parts[i].Text != "" {
-			continue
-		}
-		if x.ocrError != nil {
+		switch {
+		case parts[i].Text != "":
+		case x.ocrError != nil:
 			scanned++
-			continue
+		default:
+			ocr = append(ocr, i)
 		}
-		if parts[i].Text, err = x.ocrPage(ctx, path, dir, p); err != nil {
+	}
+	done := len(pages) - len(ocr)
+	progress(done)
+	for _, i := range ocr {
+		if parts[i].Text, err = x.ocrPage(ctx, path, dir, pages[i]); err != nil {
 			return nil, err
 		}
+		done++
+		progress(done)
 	}
 	texts = make([]string, len(parts))
 	for i, p := range parts {

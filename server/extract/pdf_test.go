@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -142,12 +143,20 @@ func TestPDFPageSelectionErrors(t *testing.T) {
 func TestPDFScannedPageGoesToOCR(t *testing.T) {
 	x := New(nil)
 	requireTools(t, x, true)
-	parts, err := x.PDF(t.Context(), mixedPDF(t), "")
+	var progress []int
+	parts, err := x.PDFWithProgress(t.Context(), mixedPDF(t), "", func(done int) { progress = append(progress, done) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := len(parts), 3; got != want {
 		t.Fatalf("got %d parts, want %d", got, want)
+	}
+	// The two pages with a text layer at once, then the scanned one.
+	if got, want := fmt.Sprint(progress), "[2 3]"; got != want {
+		t.Errorf("progress %s, want %s", got, want)
+	}
+	if n, err := x.PDFPageCount(t.Context(), mixedPDF(t)); n != 3 || err != nil {
+		t.Errorf("PDFPageCount = %d, %v; want 3", n, err)
 	}
 	if got, want := normalize(parts[1].Text), strings.Join(scannedLines, " "); got != want {
 		t.Errorf("OCR of the scanned page=%q, want %q", got, want)

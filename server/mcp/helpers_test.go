@@ -105,7 +105,7 @@ func mustReadyStudy(tb testing.TB, db *store.DB, userID int64, title string, top
 	if err != nil {
 		tb.Fatalf("create study: %v", err)
 	}
-	claim, ok, err := db.ClaimStudy(ctx, "test", time.Minute)
+	claim, ok, err := db.ClaimStudy(ctx, "test", time.Minute, store.AnyLane)
 	if err != nil || !ok || claim.Study.ID != st.ID {
 		tb.Fatalf("claim study: ok=%v err=%v", ok, err)
 	}

@@ -60,13 +60,19 @@ type studyIDInput struct {
 }
 
 type studyOutput struct {
-	StudyID       string `json:"study_id" jsonschema:"The study's id."`
-	Status        string `json:"status" jsonschema:"uploaded or processing (not ready yet), ready (questions exist) or failed (processing did not finish)."`
-	Title         string `json:"title" jsonschema:"The study's title."`
-	CreatedAt     string `json:"created_at" jsonschema:"When the study was created (RFC 3339, UTC)."`
-	TopicCount    *int   `json:"topic_count,omitempty" jsonschema:"How many topics were found; present once the study is ready."`
-	QuestionCount *int   `json:"question_count,omitempty" jsonschema:"How many practice questions were made; present once the study is ready."`
-	Reason        string `json:"reason,omitempty" jsonschema:"Why processing failed; present when the status is failed."`
+	StudyID       string          `json:"study_id" jsonschema:"The study's id."`
+	Status        string          `json:"status" jsonschema:"uploaded or processing (not ready yet), ready (questions exist) or failed (processing did not finish)."`
+	Title         string          `json:"title" jsonschema:"The study's title."`
+	CreatedAt     string          `json:"created_at" jsonschema:"When the study was created (RFC 3339, UTC)."`
+	TopicCount    *int            `json:"topic_count,omitempty" jsonschema:"How many topics were found; present once the study is ready."`
+	QuestionCount *int            `json:"question_count,omitempty" jsonschema:"How many practice questions were made; present once the study is ready."`
+	Reason        string          `json:"reason,omitempty" jsonschema:"Why processing failed; present when the status is failed."`
+	Progress      *progressOutput `json:"progress,omitempty" jsonschema:"How far the reading of a study made from uploaded PDF pages or photos has come; present while such a study is uploaded or processing."`
+}
+
+type progressOutput struct {
+	PagesDone  int `json:"pages_done" jsonschema:"PDF pages and photos read so far."`
+	PagesTotal int `json:"pages_total" jsonschema:"PDF pages and photos to read."`
 }
 
 type listStudiesInput struct {
@@ -399,6 +405,10 @@ func newStudyOutput(st studyloop.Study) studyOutput {
 		out.TopicCount, out.QuestionCount = new(st.TopicCount), new(st.QuestionCount)
 	case studyloop.StatusFailed:
 		out.Reason = st.Reason
+	default:
+		if st.PagesTotal > 0 {
+			out.Progress = &progressOutput{PagesDone: st.PagesDone, PagesTotal: st.PagesTotal}
+		}
 	}
 	return out
 }

@@ -21,6 +21,10 @@ type studyOut struct {
 	TopicCount    *int   `json:"topic_count"`
 	QuestionCount *int   `json:"question_count"`
 	Reason        string `json:"reason"`
+	Progress      *struct {
+		PagesDone  int `json:"pages_done"`
+		PagesTotal int `json:"pages_total"`
+	} `json:"progress"`
 }
 
 type createdOut struct {
@@ -146,7 +150,7 @@ func TestGetStudyStatus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if claim, ok, err := db.ClaimStudy(ctx, "w", time.Minute); err != nil || !ok || claim.Study.ID != failed.ID {
+		if claim, ok, err := db.ClaimStudy(ctx, "w", time.Minute, store.AnyLane); err != nil || !ok || claim.Study.ID != failed.ID {
 			t.Fatalf("claim: %v %v", ok, err)
 		}
 		if err := db.FailStudy(ctx, failed.ID, "w", "The text had no sentences."); err != nil {
@@ -168,8 +172,27 @@ func TestGetStudyStatus(t *testing.T) {
 		if got.Status != "uploaded" {
 			t.Errorf("waiting study: %+v", got)
 		}
-		if got.TopicCount != nil || got.Reason != "" {
-			t.Errorf("waiting study shows counts or a reason: %+v", got)
+		if got.TopicCount != nil || got.Reason != "" || got.Progress != nil {
+			t.Errorf("waiting study from text shows counts, a reason or progress: %+v", got)
+		}
+		// A study made from uploads shows how far its reading has come.
+		scan, err := db.CreateUploadStudy(ctx, e.alice, "Scan", []studyloop.Upload{{Kind: "pdf", PageCount: 7, Data: []byte("%PDF-")}, {Kind: "png", PageCount: 1, Data: []byte("\x89PNG")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = decode[studyOut](t, e.call(t, e.alice, "get_study_status", map[string]any{"study_id": scan.ID}))
+		if got.Status != "uploaded" || got.Progress == nil || got.Progress.PagesDone != 0 || got.Progress.PagesTotal != 8 {
+			t.Errorf("queued upload: %+v, want progress 0 of 8", got)
+		}
+		if claim, ok, err := db.ClaimStudy(ctx, "r", time.Minute, store.UploadLane); err != nil || !ok || claim.Study.ID != scan.ID {
+			t.Fatalf("claim upload: %v %v", ok, err)
+		}
+		if err := db.SetPagesDone(ctx, scan.ID, "r", 3); err != nil {
+			t.Fatal(err)
+		}
+		got = decode[studyOut](t, e.call(t, e.alice, "get_study_status", map[string]any{"study_id": scan.ID}))
+		if got.Status != "processing" || got.Progress == nil || got.Progress.PagesDone != 3 || got.Progress.PagesTotal != 8 {
+			t.Errorf("upload being read: %+v, want progress 3 of 8", got)
 		}
 
 		// A missing study and another user's read the same.

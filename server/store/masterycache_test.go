@@ -185,7 +185,7 @@ func TestMasteryCacheAcrossReplicas(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, ok, err := b.ClaimStudy(ctx, "test", time.Minute); !ok || err != nil {
+			if _, ok, err := b.ClaimStudy(ctx, "test", time.Minute, store.AnyLane); !ok || err != nil {
 				t.Fatalf("claim: %v %v", ok, err)
 			}
 			if m, err := a.StudyMastery(ctx, alice, pending.ID, now); err != nil || len(m.Topics) != 0 || m.Status != studyloop.StatusProcessing {

@@ -43,7 +43,7 @@ func mustCompleteStudy(tb testing.TB, db *store.DB, userID int64, title, text st
 	if err != nil {
 		tb.Fatalf("create study: %v", err)
 	}
-	claim, ok, err := db.ClaimStudy(ctx, "test", time.Minute)
+	claim, ok, err := db.ClaimStudy(ctx, "test", time.Minute, store.AnyLane)
 	if err != nil || !ok || claim.Study.ID != st.ID {
 		tb.Fatalf("claim study: ok=%v err=%v", ok, err)
 	}

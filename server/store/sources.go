@@ -78,6 +78,12 @@ func (db *DB) StudySources(ctx context.Context, studyID string) ([]studyloop.Upl
 	return uploads, nil
 }
 
+// SetPagesDone records how many of a study's pages and photos have been
+// read, if owner holds its processing lease; ErrLeaseLost otherwise.
+func (db *DB) SetPagesDone(ctx context.Context, id, owner string, done int) error {
+	return db.updateHeld(ctx, "set pages done", `UPDATE studies SET pages_done = ? WHERE `+held, done, id, owner)
+}
+
 // SetStudyText stores the text extracted from a study's files and its
 // parts, and drops the files, in one transaction, if owner holds the
 // study's processing lease; ErrLeaseLost otherwise. The text must pass

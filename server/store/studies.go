@@ -61,6 +61,8 @@ type studyRow struct {
 	NewPerDay     int       `bun:"new_per_day"`
 	CreatedAt     time.Time `bun:"created_at"`
 	UpdatedAt     time.Time `bun:"updated_at"`
+	UploadPages   int       `bun:"upload_pages"`
+	PagesDone     int       `bun:"pages_done"`
 }
 
 func (r studyRow) study() studyloop.Study {
@@ -75,6 +77,8 @@ func (r studyRow) study() studyloop.Study {
 		TopicCount:    r.TopicCount,
 		QuestionCount: r.QuestionCount,
 		NewPerDay:     r.NewPerDay,
+		PagesDone:     r.PagesDone,
+		PagesTotal:    r.UploadPages,
 	}
 }
 
@@ -85,7 +89,6 @@ type newStudyRow struct {
 	Text           string     `bun:"text"`
 	Chars          int        `bun:"chars"`
 	UploadFiles    int        `bun:"upload_files"`
-	UploadPages    int        `bun:"upload_pages"`
 	UploadBytes    int64      `bun:"upload_bytes"`
 	ExtractPending bool       `bun:"extract_pending"`
 	Attempts       int        `bun:"attempts"`
@@ -357,24 +360,69 @@ func (db *DB) checkStudyOwner(ctx context.Context, userID int64, studyID string)
 
 // claimable selects studies a worker may take: queued ones, and processing
 // ones whose lease ran out with attempts to spare. Arguments: now, max.
-const claimable = `(status = 'uploaded' OR (status = 'processing' AND lease_until < ? AND attempts < ?))`
+const claimable = `(s.status = 'uploaded' OR (s.status = 'processing' AND s.lease_until < ? AND s.attempts < ?))`
+
+// claimOrder is the fair order of the queue: the study of the account
+// whose studies were claimed least recently first (an account that has
+// never been served before all others), and within an account the oldest.
+// One account's backlog thus delays another's study by at most the studies
+// already being processed.
+const claimOrder = `u.last_served, s.created_at, s.id`
 
 // claimReturning lists the columns a claim returns.
-const claimReturning = `id, user_id, title, status, reason, topic_count, question_count, new_per_day, created_at, updated_at, text, attempts, lease_until`
+const claimReturning = `id, user_id, title, status, reason, topic_count, question_count, new_per_day, created_at, updated_at, upload_pages, pages_done, text, attempts, lease_until`
 
-// ClaimStudy hands the oldest claimable study to owner for processing,
+// Lane is a part of the queue, so that workers reading uploads, which may
+// take minutes, never hold up studies made from text.
+type Lane int
+
+// Lanes.
+const (
+	// AnyLane is every claimable study, several of one account at once
+	// (for tools and tests; workers claim from the two lanes below).
+	AnyLane Lane = iota
+	// TextLane is the studies whose text is there, to generate from, at
+	// most one of an account at a time.
+	TextLane
+	// UploadLane is the studies whose uploaded files wait to be read, at
+	// most one of an account at a time.
+	UploadLane
+)
+
+// condition restricts a claim to the lane. In the two worker lanes an
+// account with a study being processed in the lane (lease not run out)
+// waits, so that one account's backlog never takes more than one worker
+// of a lane, and with two workers or more another account's study starts
+// at once. Arguments: now (for the worker lanes).
+func (l Lane) condition() string {
+	inFlight := func(pending string) string {
+		return ` AND ` + pending + `s.extract_pending AND NOT EXISTS (SELECT 1 FROM studies AS f
+			WHERE f.user_id = s.user_id AND f.status = 'processing' AND f.lease_until >= ? AND ` + pending + `f.extract_pending)`
+	}
+	switch l {
+	case TextLane:
+		return inFlight("NOT ")
+	case UploadLane:
+		return inFlight("")
+	}
+	return ``
+}
+
+// ClaimStudy hands a claimable study of the lane to owner for processing,
 // marking it processing with a lease of the given length and counting the
 // attempt. Claimable are studies that are uploaded, and processing studies
-// whose lease ran out (their worker died). Before claiming, processing
-// studies whose lease ran out on their last permitted attempt are marked
-// failed with a reason and their uploaded files dropped, in one
-// transaction. ok is false when nothing is waiting.
+// whose lease ran out (their worker died), within the lane's conditions.
+// Of those it takes the first in claimOrder, and marks the study's account
+// as served now. Before
+// claiming, processing studies whose lease ran out on their last permitted
+// attempt are marked failed with a reason and their uploaded files
+// dropped, in one transaction. ok is false when nothing is waiting.
 //
 // Each study goes to exactly one caller, across processes: PostgreSQL locks
 // the chosen row with FOR UPDATE SKIP LOCKED inside one transaction, and
 // SQLite, which has one writer at a time, chooses and updates the row in a
 // single UPDATE statement. Lease times come from the caller's clock.
-func (db *DB) ClaimStudy(ctx context.Context, owner string, lease time.Duration) (claim Claim, ok bool, err error) {
+func (db *DB) ClaimStudy(ctx context.Context, owner string, lease time.Duration, lane Lane) (claim Claim, ok bool, err error) {
 	t := now()
 	leaseUntil := t.Add(lease)
 	err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -396,21 +444,30 @@ func (db *DB) ClaimStudy(ctx context.Context, owner string, lease time.Duration)
 	const update = `UPDATE studies
 		SET status = 'processing', attempts = attempts + 1, lease_owner = ?, lease_until = ?, updated_at = ?
 		WHERE id = `
-	if db.IsPostgres() {
-		err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	choose := `SELECT s.id FROM studies AS s JOIN users AS u ON u.id = s.user_id
+		WHERE ` + claimable + lane.condition() + ` ORDER BY ` + claimOrder + ` LIMIT 1`
+	chooseArgs := []any{t, MaxStudyAttempts}
+	if lane != AnyLane {
+		chooseArgs = append(chooseArgs, t)
+	}
+	err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if db.IsPostgres() {
+			// Locking the account's row as well keeps two replicas from
+			// starting two studies of one account at the same moment.
 			var id string
-			err := tx.NewRaw(`SELECT id FROM studies WHERE `+claimable+`
-				ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`, t, MaxStudyAttempts).Scan(ctx, &id)
-			if err != nil {
+			if err := tx.NewRaw(choose+` FOR UPDATE OF s, u SKIP LOCKED`, chooseArgs...).Scan(ctx, &id); err != nil {
 				return err
 			}
-			return tx.NewRaw(update+`? RETURNING `+claimReturning, owner, leaseUntil, t, id).Scan(ctx, &row)
-		})
-	} else {
-		err = db.NewRaw(update+`(SELECT id FROM studies WHERE `+claimable+`
-			ORDER BY created_at, id LIMIT 1) RETURNING `+claimReturning,
-			owner, leaseUntil, t, t, MaxStudyAttempts).Scan(ctx, &row)
-	}
+			if err := tx.NewRaw(update+`? RETURNING `+claimReturning, owner, leaseUntil, t, id).Scan(ctx, &row); err != nil {
+				return err
+			}
+		} else if err := tx.NewRaw(update+`(`+choose+`) RETURNING `+claimReturning,
+			append([]any{owner, leaseUntil, t}, chooseArgs...)...).Scan(ctx, &row); err != nil {
+			return err
+		}
+		_, err := tx.NewRaw(`UPDATE users SET last_served = ? WHERE id = ?`, t.UnixMicro(), row.UserID).Exec(ctx)
+		return err
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return Claim{}, false, nil
 	}

@@ -31,7 +31,7 @@ func mustCreate(tb testing.TB, db *store.DB, userID int64, title, text string) s
 
 func mustClaim(tb testing.TB, db *store.DB, owner string, lease time.Duration) store.Claim {
 	tb.Helper()
-	c, ok, err := db.ClaimStudy(context.Background(), owner, lease)
+	c, ok, err := db.ClaimStudy(context.Background(), owner, lease, store.AnyLane)
 	if err != nil || !ok {
 		tb.Fatalf("ClaimStudy(%q) = ok %v, err %v; want a claim", owner, ok, err)
 	}
@@ -40,7 +40,7 @@ func mustClaim(tb testing.TB, db *store.DB, owner string, lease time.Duration) s
 
 func claimNothing(tb testing.TB, db *store.DB, owner string) {
 	tb.Helper()
-	c, ok, err := db.ClaimStudy(context.Background(), owner, time.Minute)
+	c, ok, err := db.ClaimStudy(context.Background(), owner, time.Minute, store.AnyLane)
 	if err != nil || ok {
 		tb.Fatalf("ClaimStudy(%q) = %q ok %v, err %v; want nothing", owner, c.Study.ID, ok, err)
 	}
@@ -561,7 +561,7 @@ func TestConcurrentClaimsTakeEachStudyOnce(t *testing.T) {
 		for w := range workers {
 			wg.Go(func() {
 				for {
-					c, ok, err := db.ClaimStudy(context.Background(), fmt.Sprint("w", w), time.Minute)
+					c, ok, err := db.ClaimStudy(context.Background(), fmt.Sprint("w", w), time.Minute, store.AnyLane)
 					if err != nil {
 						t.Error(err)
 						return

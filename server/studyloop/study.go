@@ -20,6 +20,10 @@ type Study struct {
 	// NewPerDay is how many never-answered questions practice starts in
 	// any 24 hours (DefaultNewPerDay unless the student changed it).
 	NewPerDay int
+	// Reading a study made from uploads: PagesTotal PDF pages and photos
+	// to read (0 for pasted text), PagesDone of them read so far.
+	PagesDone  int
+	PagesTotal int
 }
 
 // Limits of one page of a user's studies.

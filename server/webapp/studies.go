@@ -203,6 +203,8 @@ func (a *App) renderStudy(w http.ResponseWriter, r *http.Request, status int, fo
 		Status:       statusLabel(st),
 		Failed:       st.Status == studyloop.StatusFailed,
 		Waiting:      st.Status == studyloop.StatusUploaded || st.Status == studyloop.StatusProcessing,
+		PagesDone:    st.PagesDone,
+		PagesTotal:   st.PagesTotal,
 		Title:        st.Title,
 		PracticeURL:  practiceURL(st.ID),
 		QuestionsURL: base + "/questions",

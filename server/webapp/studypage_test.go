@@ -42,7 +42,7 @@ func TestStudyPageRollsUpSubtopics(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, ok, err := db.ClaimStudy(ctx, "test", time.Minute); err != nil || !ok {
+				if _, ok, err := db.ClaimStudy(ctx, "test", time.Minute, store.AnyLane); err != nil || !ok {
 					t.Fatalf("claim: %v %v", ok, err)
 				}
 				ex := studyloop.Extraction{Topics: topics}
@@ -108,6 +108,43 @@ func TestStudyPageRollsUpSubtopics(t *testing.T) {
 					}
 				}
 			})
+		}
+	})
+}
+
+// TestStudyPageShowsReadingProgress: while a study made from uploads is
+// read, its page says how many pages and photos are done of how many.
+func TestStudyPageShowsReadingProgress(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		alice := e.student(t, "alice@example.com")
+		ctx := context.Background()
+		st, err := db.CreateUploadStudy(ctx, alice.id, "Scan", []studyloop.Upload{{Kind: "pdf", PageCount: 5, Data: []byte("%PDF-")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		progress := regexp.MustCompile(`Reading pages and photos: (\d+) of (\d+)</label>\s*<progress id="read-progress" max="(\d+)" value="(\d+)"`)
+		steps := []struct {
+			done int
+			want []string
+		}{
+			{-1, []string{"0", "5", "5", "0"}}, // queued, not yet claimed
+			{2, []string{"2", "5", "5", "2"}},
+		}
+		for _, step := range steps {
+			if step.done >= 0 {
+				if _, ok, err := db.ClaimStudy(ctx, "r", time.Minute, store.UploadLane); err != nil || !ok {
+					t.Fatalf("claim: %v %v", ok, err)
+				}
+				if err := db.SetPagesDone(ctx, st.ID, "r", step.done); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p := alice.get("/app/studies/" + st.ID)
+			m := progress.FindStringSubmatch(p.body)
+			if m == nil || fmt.Sprint(m[1:]) != fmt.Sprint(step.want) {
+				t.Fatalf("after %d pages: progress %q, want %v in %.600s", step.done, m, step.want, p.body)
+			}
 		}
 	})
 }

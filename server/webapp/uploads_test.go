@@ -210,7 +210,7 @@ func TestStudyPageNamesTopicSources(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := db.ClaimStudy(ctx, "w", time.Minute); err != nil {
+		if _, _, err := db.ClaimStudy(ctx, "w", time.Minute, store.AnyLane); err != nil {
 			t.Fatal(err)
 		}
 		text := "## Page 2\n\nMeiosis makes gametes.\n\n## Page 3\n\nMitosis copies cells."

@@ -216,7 +216,7 @@ func readyStudy(t *testing.T, db *store.DB, userID int64, title string, topics i
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c, ok, err := db.ClaimStudy(ctx, "test", time.Minute); err != nil || !ok || c.Study.ID != st.ID {
+	if c, ok, err := db.ClaimStudy(ctx, "test", time.Minute, store.AnyLane); err != nil || !ok || c.Study.ID != st.ID {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
 	var ex studyloop.Extraction
@@ -699,7 +699,7 @@ func TestFailedStudyShowsItsReason(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := db.ClaimStudy(ctx, "test", time.Minute); err != nil {
+		if _, _, err := db.ClaimStudy(ctx, "test", time.Minute, store.AnyLane); err != nil {
 			t.Fatal(err)
 		}
 		if err := db.FailStudy(ctx, st.ID, "test", "The text has no sentences to ask about."); err != nil {

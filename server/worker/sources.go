@@ -37,8 +37,10 @@ func (p *Pool) extractUploads(ctx context.Context, owner string, c store.Claim) 
 	var parts []extract.Part
 	photos := 0
 	for _, u := range uploads {
+		before := len(parts)
+		progress := func(done int) { p.recordProgress(ctx, c.Study.ID, owner, before+done) }
 		if u.Kind == string(extract.KindPDF) {
-			pages, err := p.extractor.PDF(ectx, u.Data, u.Pages)
+			pages, err := p.extractor.PDFWithProgress(ectx, u.Data, u.Pages, progress)
 			if err != nil {
 				return c, p.extractError(ctx, ectx, err)
 			}
@@ -51,6 +53,7 @@ func (p *Pool) extractUploads(ctx context.Context, owner string, c store.Claim) 
 			return c, p.extractError(ctx, ectx, err)
 		}
 		parts = append(parts, part)
+		progress(1)
 	}
 	text, spans := extract.Join(parts)
 	if err := extract.CheckLength(text, spans); err != nil {
@@ -64,6 +67,15 @@ func (p *Pool) extractUploads(ctx context.Context, owner string, c store.Claim) 
 	}
 	c.Text = text
 	return c, nil
+}
+
+// recordProgress stores how many pages and photos of the study are read.
+// A failure is only logged: a lost lease ends the run through the
+// heartbeat, and progress is shown, not relied on.
+func (p *Pool) recordProgress(ctx context.Context, id, owner string, done int) {
+	if err := p.db.SetPagesDone(ctx, id, owner, done); err != nil && ctx.Err() == nil {
+		p.log.Warn("record study progress", "study", id, "err", err)
+	}
 }
 
 // extractError tells a cancelled run (lease lost, shutdown) and the time

@@ -4,6 +4,9 @@
 // database share the work, each study going to one of them), runs the
 // Generator within a time bound while keeping its lease alive, and stores
 // the result, or marks the study failed with a reason a person can read.
+// The queue is fair between accounts (see store.DB.ClaimStudy), and
+// studies made from uploads, whose reading may take minutes, have workers
+// of their own, so they never hold up studies made from text.
 package worker
 
 import (
@@ -26,8 +29,12 @@ import (
 // Options tunes a Pool. A nil *Options, and every zero field, means the
 // default written beside the field.
 type Options struct {
-	// Workers is how many studies the pool processes at once (default 1).
+	// Workers is how many studies made from text the pool processes at
+	// once (default 1).
 	Workers int
+	// UploadWorkers is how many studies made from uploads the pool reads
+	// and processes at once, besides Workers (default 1).
+	UploadWorkers int
 	// Timeout bounds the generation of one study (default 30s, well inside
 	// the contract's "about a minute").
 	Timeout time.Duration
@@ -56,7 +63,9 @@ type Pool struct {
 	extractor *extract.Extractor
 	log       *slog.Logger
 	opts      Options
-	wake      chan struct{}
+	// wake holds one channel per lane, on which Notify wakes an idle
+	// worker of the lane.
+	wake map[store.Lane]chan struct{}
 }
 
 // Reasons stored on failed studies. They are shown to people, so they say
@@ -99,6 +108,9 @@ func New(db *store.DB, gen studyloop.Generator, logger *slog.Logger, opts *Optio
 	if o.Workers <= 0 {
 		o.Workers = 1
 	}
+	if o.UploadWorkers <= 0 {
+		o.UploadWorkers = 1
+	}
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Second
 	}
@@ -121,14 +133,22 @@ func New(db *store.DB, gen studyloop.Generator, logger *slog.Logger, opts *Optio
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Pool{db: db, gen: gen, extractor: o.Extractor, log: logger, opts: o, wake: make(chan struct{}, 1)}
+	wake := map[store.Lane]chan struct{}{store.TextLane: make(chan struct{}, 1), store.UploadLane: make(chan struct{}, 1)}
+	return &Pool{db: db, gen: gen, extractor: o.Extractor, log: logger, opts: o, wake: wake}
 }
 
-// Notify wakes an idle worker to look for work at once, as when a study
-// was just created in this process. It never blocks.
+// Notify wakes an idle worker of each lane to look for work at once, as
+// when a study was just created in this process. It never blocks.
 func (p *Pool) Notify() {
+	for lane := range p.wake {
+		p.notify(lane)
+	}
+}
+
+// notify wakes an idle worker of the lane.
+func (p *Pool) notify(lane store.Lane) {
 	select {
-	case p.wake <- struct{}{}:
+	case p.wake[lane] <- struct{}{}:
 	default:
 	}
 }
@@ -139,34 +159,39 @@ func (p *Pool) Notify() {
 // once every worker has stopped; the error result lets it sit beside other
 // run loops of the server.
 func (p *Pool) Run(ctx context.Context) error {
-	p.log.Info("study workers started", "workers", p.opts.Workers, "owner", p.opts.Owner)
+	p.log.Info("study workers started", "workers", p.opts.Workers, "upload_workers", p.opts.UploadWorkers, "owner", p.opts.Owner)
 	var wg sync.WaitGroup
 	for i := range p.opts.Workers {
 		owner := fmt.Sprintf("%s/%d", p.opts.Owner, i+1)
-		wg.Go(func() { p.work(ctx, owner) })
+		wg.Go(func() { p.work(ctx, owner, store.TextLane) })
+	}
+	for i := range p.opts.UploadWorkers {
+		owner := fmt.Sprintf("%s/upload-%d", p.opts.Owner, i+1)
+		wg.Go(func() { p.work(ctx, owner, store.UploadLane) })
 	}
 	wg.Wait()
 	p.log.Info("study workers stopped", "owner", p.opts.Owner)
 	return nil
 }
 
-// work is one worker's loop: claim, process, repeat; wait when idle.
-func (p *Pool) work(ctx context.Context, owner string) {
+// work is one worker's loop in its lane: claim, process, repeat; wait when
+// idle.
+func (p *Pool) work(ctx context.Context, owner string, lane store.Lane) {
 	for ctx.Err() == nil {
-		claim, ok, err := p.db.ClaimStudy(ctx, owner, p.opts.Lease)
+		claim, ok, err := p.db.ClaimStudy(ctx, owner, p.opts.Lease, lane)
 		if err != nil && ctx.Err() == nil {
 			p.log.Error("claim study", "owner", owner, "err", err)
 		}
 		if ok {
 			// More may be waiting: let another idle worker look too.
-			p.Notify()
+			p.notify(lane)
 			p.process(ctx, owner, claim)
 			continue
 		}
 		idle := time.NewTimer(p.opts.PollInterval)
 		select {
 		case <-ctx.Done():
-		case <-p.wake:
+		case <-p.wake[lane]:
 		case <-idle.C:
 		}
 		idle.Stop()

@@ -250,7 +250,7 @@ func TestRestartResumesQueuedAndAbandonedWork(t *testing.T) {
 				studies = append(studies, mustCreate(t, db, user, fmt.Sprint("text ", i)))
 			}
 			// The old process died while processing the oldest study.
-			if c, ok, err := db.ClaimStudy(ctx, "killed", -time.Second); !ok || err != nil || c.Study.ID != studies[0].ID {
+			if c, ok, err := db.ClaimStudy(ctx, "killed", -time.Second, store.AnyLane); !ok || err != nil || c.Study.ID != studies[0].ID {
 				t.Fatalf("claim: %v %v %v", c.Study.ID, ok, err)
 			}
 			db.Close()
@@ -288,7 +288,7 @@ func TestStopReleasesTheStudyInProgress(t *testing.T) {
 			t.Fatalf("after stop: %s %v, want uploaded again", got.Status, err)
 		}
 		// The release did not use up an attempt.
-		c, ok, err := db.ClaimStudy(context.Background(), "next", time.Minute)
+		c, ok, err := db.ClaimStudy(context.Background(), "next", time.Minute, store.AnyLane)
 		if err != nil || !ok || c.Attempt != 1 {
 			t.Fatalf("claim after release: ok %v attempt %d err %v, want attempt 1", ok, c.Attempt, err)
 		}

@@ -133,7 +133,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout, 
 	if !extractor.MemoryBounded() {
 		logger.Warn("prlimit (util-linux) not found: PDF and OCR tools run without memory bounds, only with timeouts")
 	}
-	pool := worker.New(db, gen, logger, &worker.Options{Workers: cfg.Workers, Extractor: extractor})
+	pool := worker.New(db, gen, logger, &worker.Options{Workers: cfg.Workers, UploadWorkers: cfg.UploadWorkers, Extractor: extractor})
 	// Workers stop after the HTTP server has drained, and before the
 	// database closes; a study in progress is handed back to the queue.
 	workCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
