@@ -163,18 +163,20 @@ func TestDistractorKind(t *testing.T) {
 	lex := lexicon.Default()
 	tests := []struct {
 		answer, distractor string
-		sameKind, tooClose bool
+		kin                kin
+		tooClose           bool
 	}{
-		{"amino acids", "nucleic acids", true, false}, // shared head noun
-		{"ribosome", "mitochondrion", true, false},    // WordNet co-hyponyms (organelles)
-		{"inflation", "deflation", true, false},
-		{"ribosome", "democracy", false, false},
-		{"car", "automobile", false, true}, // synonyms
-		{"dog", "animal", false, true},     // one is a kind of the other
+		{"amino acids", "nucleic acids", headKin, false}, // shared head noun
+		{"ribosome", "mitochondrion", familyKin, false},  // WordNet co-hyponyms (organelles)
+		{"inflation", "deflation", familyKin, false},
+		{"ribosome", "democracy", notKin, false},
+		{"eighteenth century", "sixteenth centuries", notKin, false}, // number differs
+		{"car", "automobile", notKin, true},                          // synonyms
+		{"dog", "animal", notKin, true},                              // one is a kind of the other
 	}
 	for _, tt := range tests {
-		if got := sameKind(lex, tt.answer, tt.distractor, stemWord); got != tt.sameKind {
-			t.Errorf("sameKind(%q, %q) = %v, want %v", tt.answer, tt.distractor, got, tt.sameKind)
+		if got := kinship(lex, tt.answer, tt.distractor, stemWord); got != tt.kin {
+			t.Errorf("kinship(%q, %q) = %v, want %v", tt.answer, tt.distractor, got, tt.kin)
 		}
 		if got := tooClose(lex, tt.answer, tt.distractor); got != tt.tooClose {
 			t.Errorf("tooClose(%q, %q) = %v, want %v", tt.answer, tt.distractor, got, tt.tooClose)

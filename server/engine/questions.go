@@ -82,7 +82,7 @@ type asker struct {
 	// minRecur is how often an unmarked phrase must recur to be a term.
 	minRecur int
 	checked  map[checkKey]error // check's verdicts so far
-	rivals   map[[2]string]bool // rival's verdicts so far
+	rivals   map[[2]string]kin  // rival's verdicts so far
 	used     map[studyloop.Span]bool
 	stem     stemmer
 	tagged   map[string][]token.Token // the tagged tokens of cloze sentences, by text
@@ -123,16 +123,19 @@ type checkKey struct {
 	source                  studyloop.Span
 }
 
-// rival reports, once per pair, whether distractor is of answer's kind
-// without being a synonym or a kind of it.
-func (a *asker) rival(answer, distractor string) bool {
+// rival tells, once per pair, how distractor is of answer's kind, and
+// notKin as well when it is a synonym or a kind of the answer.
+func (a *asker) rival(answer, distractor string) kin {
 	k := [2]string{answer, distractor}
-	ok, seen := a.rivals[k]
+	r, seen := a.rivals[k]
 	if !seen {
-		ok = sameKind(a.lex, answer, distractor, a.stem) && !tooClose(a.lex, answer, distractor)
-		a.rivals[k] = ok
+		r = kinship(a.lex, answer, distractor, a.stem)
+		if r != notKin && tooClose(a.lex, answer, distractor) {
+			r = notKin
+		}
+		a.rivals[k] = r
 	}
-	return ok
+	return r
 }
 
 // sentenceProblem reports whether a sentence fails a precision check that
@@ -153,7 +156,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 		text: text, opts: opts, stem: stem, seen: newDedup(stem), pool: map[string][]phrase{}, groups: map[int][]fact{},
 		used: map[studyloop.Span]bool{}, tagged: map[string][]token.Token{}, lex: lexicon.Default(),
 		recur: map[string]int{}, marked: map[string]bool{}, asked: map[string]int{}, offered: map[string]int{},
-		checked: map[checkKey]error{}, rivals: map[[2]string]bool{},
+		checked: map[checkKey]error{}, rivals: map[[2]string]kin{},
 	}
 	words := 0
 	for _, u := range units {
@@ -323,6 +326,9 @@ func (a *asker) isTerm(p phrase) bool {
 // distractorTerm reports whether keyphrase p may be offered as a wrong
 // choice: it need not be central, only not generic.
 func (a *asker) distractorTerm(p phrase) bool {
+	if genericModifiers[strings.ToLower(firstWord(p.text))] {
+		return false // "slight stimulation" is filler beside "sympathetic stimulation"
+	}
 	return a.marked[p.stemKey] || !genericPhrase(a.lex, p.text, a.recur[p.key])
 }
 
@@ -676,12 +682,13 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 	keys := []string{stemKey(q.Answer, a.stem)}
 	index := indexPrompt(q.Prompt, a.stem)
 	scanned := 0
+	want := headKin
 	try := func(p phrase) {
 		scanned++
 		if len(picked) == 3 || p.class != b.class || p.key == b.key || !plainWord(p.text) || !a.distractorTerm(p) || instructionOpeners[strings.ToLower(firstWord(p.text))] {
 			return
 		}
-		if a.offered[answerKey(p.text)] >= maxDistractorUses || !a.rival(q.Answer, p.text) {
+		if a.offered[answerKey(p.text)] >= maxDistractorUses || a.rival(q.Answer, p.text) != want {
 			return
 		}
 		// Of a like length, so the answer does not stand out.
@@ -707,17 +714,25 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 		picked = append(picked, text)
 		keys = append(keys, k)
 	}
-	for _, p := range u.phrases {
-		if scanned >= distractorScan || len(picked) == 3 {
-			break
+	// All three rivals share the answer's head noun, or all three are its
+	// WordNet siblings: a mixed set lets the odd ones out be struck by form.
+	for _, want = range []kin{headKin, familyKin} {
+		picked, keys, scanned = picked[:0], keys[:1], 0
+		for _, p := range u.phrases {
+			if scanned >= distractorScan || len(picked) == 3 {
+				break
+			}
+			try(p)
 		}
-		try(p)
-	}
-	for _, p := range a.pool[b.class] {
+		for _, p := range a.pool[b.class] {
+			if len(picked) == 3 {
+				break
+			}
+			try(p)
+		}
 		if len(picked) == 3 {
 			break
 		}
-		try(p)
 	}
 	if len(picked) < 3 {
 		return q, false
@@ -779,9 +794,9 @@ func (a *asker) multipleChoice(u *unit, src clozeSource, n int) []studyloop.Ques
 // keep their order. A glossary's terms are not: "binary" and
 // "backpropagation" are alphabetical neighbours, not rivals, so a term's
 // rivals, from every list of the study, are those whose definitions share
-// the most content words with its own, and the other items of its own
-// list unless that list is one letter of a glossary; any other term is no
-// rival.
+// the most content words (two at least) with its own, and the other items
+// of its own list unless that list is one letter of a glossary; any other
+// term is no rival.
 func (a *asker) factDistractors(f fact) []fact {
 	if f.kind == factCell {
 		return a.groups[f.group]
@@ -806,7 +821,7 @@ func (a *asker) factDistractors(f fact) []fact {
 		if kin && c.group == f.group {
 			n += 2 // one list names things of one kind
 		}
-		if n > 0 && c.term != f.term {
+		if n >= 2 && c.term != f.term {
 			rivals = append(rivals, rival{c, n})
 		}
 	}

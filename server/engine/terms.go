@@ -91,22 +91,30 @@ func headNoun(phrase string) string {
 	return strings.Trim(words[len(words)-1], ".,;:'\"()")
 }
 
-// sameKind reports whether distractor names a thing of the answer's kind,
-// so that it is a plausible wrong choice: the two share a head noun
-// ("amino acids", "nucleic acids"), or WordNet has them (or their heads)
-// as kinds of one thing ("ribosome", "mitochondrion").
-func sameKind(lex *lexicon.Lexicon, answer, distractor string, stem stemmer) bool {
+// A kin is how a distractor is of the answer's kind, so that it is a
+// plausible wrong choice.
+type kin int
+
+const (
+	notKin    kin = iota
+	headKin       // the two share a head noun: "amino acids", "nucleic acids"
+	familyKin     // WordNet has them (or their heads) as kinds of one thing: "ribosome", "mitochondrion"
+)
+
+// kinship tells how distractor is of answer's kind, if it is; both must
+// agree in number to fit the same slot.
+func kinship(lex *lexicon.Lexicon, answer, distractor string, stem stemmer) kin {
 	ha, hd := headNoun(answer), headNoun(distractor)
 	if ha == "" || hd == "" || plural(ha) != plural(hd) {
-		return false
+		return notKin
 	}
 	if stem(ha) != "" && stem(ha) == stem(hd) {
-		return true
+		return headKin
 	}
-	if lex.Relate(answer, distractor) == lexicon.Siblings {
-		return true
+	if lex.Relate(answer, distractor) == lexicon.Siblings || lex.Relate(ha, hd) == lexicon.Siblings && !genericHeads[ha] {
+		return familyKin
 	}
-	return lex.Relate(ha, hd) == lexicon.Siblings && !genericHeads[ha]
+	return notKin
 }
 
 // plural guesses from its spelling whether an English noun is plural, so
