@@ -10,7 +10,9 @@ package compress
 import (
 	"bytes"
 	"io"
+	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
@@ -37,12 +39,61 @@ type Forms struct {
 	Brotli, Zstd, Gzip []byte
 }
 
-// Compressor makes Forms. Its encoders are costly to set up (zstd's best
-// level alone has 34 MB of match tables), so it keeps them for reuse while
-// files are being compressed and lets the garbage collector take them when
-// it is idle. The zero value is ready to use; it is safe for concurrent use.
+// Compressor makes Forms. Its encoders are costly to set up and large
+// (zstd's best level alone has 34 MB of match tables), so it keeps them for
+// the next file while files are being compressed, which happens in bursts
+// when a deployment's first visitors arrive, and a second after the last
+// one it drops them and hands the memory back to the operating system, so
+// an idle server holds only the compressed bytes. The zero value is ready
+// to use; it is safe for concurrent use and must not be copied.
 type Compressor struct {
-	encoders sync.Pool // *encoders
+	mu      sync.Mutex
+	idle    []*encoders // set up, not in use
+	release *time.Timer // drops idle when it fires
+}
+
+// releaseAfter is how long encoders are kept after the last compression.
+const releaseAfter = time.Second
+
+// take returns encoders to use, the idle ones if any.
+func (c *Compressor) take() *encoders {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.release != nil {
+		c.release.Stop()
+	}
+	if n := len(c.idle); n > 0 {
+		e := c.idle[n-1]
+		c.idle = c.idle[:n-1]
+		return e
+	}
+	return newEncoders()
+}
+
+// give puts e back and schedules the release of all idle encoders.
+func (c *Compressor) give(e *encoders) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.idle = append(c.idle, e)
+	if c.release == nil {
+		c.release = time.AfterFunc(releaseAfter, c.releaseIdle)
+		return
+	}
+	c.release.Reset(releaseAfter)
+}
+
+// releaseIdle drops the idle encoders and returns the freed memory to the
+// operating system at once (the runtime would otherwise keep it for
+// minutes, or until the next collection, which an idle server may not
+// have).
+func (c *Compressor) releaseIdle() {
+	c.mu.Lock()
+	dropped := len(c.idle)
+	c.idle = nil
+	c.mu.Unlock()
+	if dropped > 0 {
+		debug.FreeOSMemory()
+	}
 }
 
 type encoders struct {
@@ -80,11 +131,8 @@ func (c *Compressor) Compress(body []byte) Forms {
 	if len(body) < MinSize {
 		return Forms{}
 	}
-	e, _ := c.encoders.Get().(*encoders)
-	if e == nil {
-		e = newEncoders()
-	}
-	defer c.encoders.Put(e)
+	e := c.take()
+	defer c.give(e)
 	return Forms{
 		Brotli: keep(body, e.stream(body, e.brotli)),
 		Zstd:   keep(body, e.zstd.EncodeAll(body, nil)),

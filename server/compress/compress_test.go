@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
@@ -207,5 +208,33 @@ func TestResponses(t *testing.T) {
 				t.Errorf("decoded body of %d bytes differs from the %d written", len(body), want)
 			}
 		})
+	}
+}
+
+// TestCompressorReleasesEncoders: encoders are kept between files of a
+// burst and dropped once releaseAfter has passed without compression.
+func TestCompressorReleasesEncoders(t *testing.T) {
+	var c Compressor
+	idle := func() int {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return len(c.idle)
+	}
+	c.Compress(text(4096))
+	first := c.idle[0]
+	c.Compress(text(8192))
+	if idle() != 1 || c.idle[0] != first {
+		t.Fatalf("second file: %d idle encoder sets, reused %v; want the first one kept", idle(), idle() == 1 && c.idle[0] == first)
+	}
+	deadline := time.Now().Add(5 * releaseAfter)
+	for idle() != 0 && time.Now().Before(deadline) {
+		time.Sleep(releaseAfter / 10)
+	}
+	if n := idle(); n != 0 {
+		t.Fatalf("%d idle encoder sets kept after %v", n, 5*releaseAfter)
+	}
+	// After the release, compressing still works.
+	if f := c.Compress(text(4096)); !bytes.Equal(decodeGzip(t, f.Gzip), text(4096)) {
+		t.Fatal("compressing after the release gave a wrong gzip form")
 	}
 }
