@@ -79,6 +79,9 @@ type asker struct {
 	pool   map[string][]phrase // study-wide distractors by class, best first
 	groups map[int][]fact      // facts of each group with distinct terms (or cell values)
 	terms  []fact              // every defined term of the study (no table cells), in order
+	// units counts the topics each keyphrase occurs in, of unitCount.
+	units     map[string]int
+	unitCount int
 	// minRecur is how often an unmarked phrase must recur to be a term.
 	minRecur int
 	checked  map[checkKey]error // check's verdicts so far
@@ -155,13 +158,15 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 	a := &asker{
 		text: text, opts: opts, stem: stem, seen: newDedup(stem), pool: map[string][]phrase{}, groups: map[int][]fact{},
 		used: map[studyloop.Span]bool{}, tagged: map[string][]token.Token{}, lex: lexicon.Default(),
-		recur: map[string]int{}, marked: map[string]bool{}, asked: map[string]int{}, offered: map[string]int{},
+		recur: map[string]int{}, units: map[string]int{}, marked: map[string]bool{}, asked: map[string]int{}, offered: map[string]int{},
 		checked: map[checkKey]error{}, rivals: map[[2]string]kin{},
 	}
 	words := 0
+	a.unitCount = len(units)
 	for _, u := range units {
 		for key, list := range u.occ {
 			a.recur[key] += len(list)
+			a.units[key]++
 		}
 		for _, b := range u.blocks {
 			words += b.words
@@ -319,6 +324,9 @@ func (a *asker) accept(q studyloop.Question) bool {
 func (a *asker) isTerm(p phrase) bool {
 	if a.marked[p.stemKey] {
 		return true
+	}
+	if p.class == "name1" && !p.initial && a.units[p.key] < 2 && a.unitCount >= 2 {
+		return false // a one-word name of one topic only: "Tiger", the dog of a worked example
 	}
 	return a.recur[p.key] >= a.minRecur && !genericPhrase(a.lex, p.text, a.recur[p.key])
 }
