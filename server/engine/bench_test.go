@@ -10,13 +10,13 @@ import (
 	"time"
 )
 
-// BenchmarkGenerate processes growing prefixes of Opticks (4,000, 40,000 and
+// BenchmarkGenerate processes growing prefixes of Opticks (10,000, 40,000 and
 // 400,000 characters) and reports, besides time, the peak heap in use during
 // one run (sampled every millisecond) and the topics and questions made.
 // Time per character should stay flat or fall as the text grows.
 func BenchmarkGenerate(b *testing.B) {
 	g := mustOffline(b)
-	for _, n := range []int{4_000, 40_000, 400_000} {
+	for _, n := range []int{10_000, 40_000, 400_000} {
 		text := opticks(b, n)
 		b.Run("chars="+strconv.Itoa(n), func(b *testing.B) {
 			var topics, questions int

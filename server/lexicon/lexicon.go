@@ -52,43 +52,61 @@ func parse(gz []byte) (*Lexicon, error) {
 	l := &Lexicon{words: make(map[string]word, 160_000), exceptions: map[string]string{}}
 	sc := bufio.NewScanner(zr)
 	for sc.Scan() {
-		f := strings.Split(sc.Text(), "\t")
-		switch {
-		case f[0] == "S" && len(f) == 2:
-			ids, err := numbers(f[1])
+		line := sc.Text()
+		kind, rest, _ := strings.Cut(line, "\t")
+		switch kind {
+		case "S":
+			ids, err := numbers(rest)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("bad synset line %q: %w", line, err)
 			}
 			l.hypernyms = append(l.hypernyms, ids)
-		case f[0] == "W" && len(f) == 5:
-			count, err1 := strconv.Atoi(f[2])
-			senses, err2 := strconv.Atoi(f[3])
-			ids, err3 := numbers(f[4])
-			if err1 != nil || err2 != nil || err3 != nil {
-				return nil, fmt.Errorf("bad word line %q", sc.Text())
+		case "W":
+			name, rest, _ := strings.Cut(rest, "\t")
+			count, rest, _ := strings.Cut(rest, "\t")
+			senses, synsets, ok := strings.Cut(rest, "\t")
+			c, err1 := strconv.Atoi(count)
+			n, err2 := strconv.Atoi(senses)
+			ids, err3 := numbers(synsets)
+			if !ok || err1 != nil || err2 != nil || err3 != nil {
+				return nil, fmt.Errorf("bad word line %q", line)
 			}
-			l.words[f[1]] = word{int32(count), int32(senses), ids}
-		case f[0] == "E" && len(f) == 3:
-			l.exceptions[f[1]] = f[2]
+			l.words[name] = word{int32(c), int32(n), ids}
+		case "E":
+			form, base, ok := strings.Cut(rest, "\t")
+			if !ok {
+				return nil, fmt.Errorf("bad line %q", line)
+			}
+			l.exceptions[form] = base
 		default:
-			return nil, fmt.Errorf("bad line %q", sc.Text())
+			return nil, fmt.Errorf("bad line %q", line)
 		}
 	}
 	return l, sc.Err()
 }
 
+// numbers parses a comma-separated list of synset ids without allocating
+// more than the result.
 func numbers(s string) ([]int32, error) {
 	if s == "" {
 		return nil, nil
 	}
-	parts := strings.Split(s, ",")
-	out := make([]int32, len(parts))
-	for i, p := range parts {
-		n, err := strconv.Atoi(p)
-		if err != nil {
-			return nil, err
+	out := make([]int32, 0, strings.Count(s, ",")+1)
+	n, digits := int32(0), 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ',' {
+			if digits == 0 {
+				return nil, fmt.Errorf("empty number in %q", s)
+			}
+			out = append(out, n)
+			n, digits = 0, 0
+			continue
 		}
-		out[i] = int32(n)
+		if s[i] < '0' || s[i] > '9' || digits > 8 {
+			return nil, fmt.Errorf("bad number in %q", s)
+		}
+		n = n*10 + int32(s[i]-'0')
+		digits++
 	}
 	return out, nil
 }

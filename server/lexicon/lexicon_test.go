@@ -63,3 +63,14 @@ func BenchmarkRelate(b *testing.B) {
 		l.Relate("mitochondrion", "ribosome")
 	}
 }
+
+// BenchmarkLoad measures the one-time cost the first study after a start
+// pays: decompressing and indexing the embedded data.
+func BenchmarkLoad(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := parse(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
