@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -219,10 +220,16 @@ func TestOpenAPI(t *testing.T) {
 			want         []string
 		}{p.twin, "get", []string{"200"}})
 		if p.html != "/mcp/" {
+			// Documented without the trailing slash (Redocly's
+			// no-path-trailing-slash); /x and /x/ answer alike.
+			path := p.html
+			if path != "/" {
+				path = strings.TrimSuffix(path, "/")
+			}
 			tests = append(tests, struct {
 				path, method string
 				want         []string
-			}{p.html, "get", []string{"200", "406"}})
+			}{path, "get", []string{"200", "406"}})
 		}
 	}
 	for _, tt := range tests {
@@ -234,8 +241,8 @@ func TestOpenAPI(t *testing.T) {
 		}
 	}
 	mcpPost, _ := doc.operation(t, "/mcp", "post")
-	if sec := mcpPost.Security; len(sec) != 1 || sec[0]["bearerAuth"] == nil {
-		t.Errorf("POST /mcp security %v, want bearerAuth", sec)
+	if sec := mcpPost.Security; len(sec) != 2 || sec[0]["bearerAuth"] == nil || sec[1]["oauth2"] == nil {
+		t.Errorf("POST /mcp security %v, want bearerAuth or oauth2 (the same token, described twice)", sec)
 	}
 	token, _ := doc.operation(t, "/oauth/token", "post")
 	form := token.RequestBody.Content["application/x-www-form-urlencoded"]
@@ -320,5 +327,54 @@ func TestDiscoveryDocuments(t *testing.T) {
 	llms := readFile(t, s, "llms.txt")
 	if !strings.Contains(llms, strings.Join(wantVersions, ", ")) {
 		t.Error("llms.txt does not list the protocol versions of the server card")
+	}
+}
+
+// TestOpenAPIOperations checks, for every operation, what Redocly's
+// recommended rules ask: a unique operationId, a 4xx response among those
+// documented, and security stated (empty, public, everywhere but POST
+// /mcp); and a licence in info and no path ending in a slash but "/".
+func TestOpenAPIOperations(t *testing.T) {
+	var doc struct {
+		Info struct {
+			License *struct{ Name string } `json:"license"`
+		} `json:"info"`
+		Paths map[string]map[string]struct {
+			OperationID string                     `json:"operationId"`
+			Responses   map[string]json.RawMessage `json:"responses"`
+			Security    *[]map[string][]string     `json:"security"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, site(t), "openapi.json")), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Info.License == nil || doc.Info.License.Name == "" {
+		t.Error("info has no licence")
+	}
+	ids := map[string]string{}
+	for path, item := range doc.Paths {
+		if path != "/" && strings.HasSuffix(path, "/") {
+			t.Errorf("path %s ends in a slash", path)
+		}
+		for method, op := range item {
+			where := strings.ToUpper(method) + " " + path
+			if op.OperationID == "" {
+				t.Errorf("%s has no operationId", where)
+			} else if other, dup := ids[op.OperationID]; dup {
+				t.Errorf("%s and %s share operationId %s", where, other, op.OperationID)
+			}
+			ids[op.OperationID] = where
+			if !slices.ContainsFunc(slices.Collect(maps.Keys(op.Responses)), func(code string) bool { return code[0] == '4' }) {
+				t.Errorf("%s documents no 4xx response", where)
+			}
+			switch {
+			case op.Security == nil:
+				t.Errorf("%s states no security", where)
+			case where == "POST /mcp" && len(*op.Security) == 0:
+				t.Errorf("POST /mcp is documented as public")
+			case where != "POST /mcp" && len(*op.Security) != 0:
+				t.Errorf("%s is public but documents security %v", where, *op.Security)
+			}
+		}
 	}
 }
