@@ -86,6 +86,7 @@ func Measure(text string, ex studyloop.Extraction) Report {
 	terms := map[string]bool{}
 	for _, m := range boldTerm.FindAllStringSubmatch(text, -1) {
 		t := m[1] + m[2]
+		t, _, _ = strings.Cut(t, " (") // "end diastolic volume (EDV)" is asked as its words
 		if !boldNounPhrase(lex, t) {
 			continue
 		}

@@ -565,10 +565,10 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 		for _, b := range blanks[s] {
 			q := studyloop.Question{
 				Type:   studyloop.QuestionCloze,
-				Prompt: clozePrompt(s, b),
 				Answer: s.text[b.from:b.to],
 				Source: s.span(),
 			}
+			q.Prompt, q.Alternatives = clozePrompt(s, b)
 			if len(strings.Fields(q.Prompt)) < minContext+1 || a.check(q) != nil {
 				continue
 			}
@@ -663,14 +663,27 @@ func wholeClause(s *sentence) bool {
 	return false
 }
 
-// clozePrompt is s with the blank at b, ending in a full stop.
-func clozePrompt(s *sentence, b blank) string {
-	p := s.text[:b.from] + Blank + s.text[b.to:]
+// clozePrompt is s with the blank at b, ending in a full stop. An
+// abbreviation of the answer in brackets right after the blank ("the
+// end diastolic volume (EDV) is") would give it away: it is left out of the
+// prompt and returned as an answer the student may give instead.
+func clozePrompt(s *sentence, b blank) (string, []string) {
+	rest := s.text[b.to:]
+	var alternatives []string
+	if m := bracketedAbbreviation.FindStringSubmatch(rest); m != nil && abbreviates(m[1], s.text[b.from:b.to]) {
+		rest = rest[len(m[0]):]
+		alternatives = []string{m[1]}
+	}
+	p := s.text[:b.from] + Blank + rest
 	if !endsSentence(p) {
 		p += "."
 	}
-	return p
+	return p, alternatives
 }
+
+// bracketedAbbreviation matches an abbreviation in brackets at the start of
+// a text: " (EDV)".
+var bracketedAbbreviation = regexp.MustCompile(`^\s*\((\p{Lu}[\p{L}\p{N}]{1,7})\)`)
 
 // abbreviations end sentences only in appearance.
 var abbreviations = map[string]bool{

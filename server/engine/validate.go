@@ -37,7 +37,9 @@ var (
 	secondQuestion = regexp.MustCompile(`(?i)\?.*\S.*\?|\band (what|why|how|when|where|who|which)\b`)
 	// linkTarget matches what of a source span is not read as text: link
 	// targets, HTML tags and footnote references.
-	linkTarget = regexp.MustCompile(`\]\([^)]*\)|<[^>]*>|\[\^[^\]]*\]`)
+	// abbreviationInBrackets matches " (EDV)" and the like.
+	abbreviationInBrackets = regexp.MustCompile(`\s*\(\p{Lu}[\p{L}\p{N}]{1,7}\)`)
+	linkTarget             = regexp.MustCompile(`\]\([^)]*\)|<[^>]*>|\[\^[^\]]*\]`)
 )
 
 // CheckQuestion reports the first way q falls short of a well-formed
@@ -118,7 +120,9 @@ func checkQuestion(text string, q studyloop.Question, stem stemmer, tags sentenc
 	case (q.Type == studyloop.QuestionCloze) != (blanks == 1 && q.Type != studyloop.QuestionMultipleChoice):
 		return errors.New("only cloze questions have a blank")
 	}
-	source := normalize(linkTarget.ReplaceAllString(text[q.Source.Start:q.Source.End], " "))
+	// A cloze may leave out the answer's bracketed abbreviation, which
+	// would give it away; the rest of the sentence must be as written.
+	source := normalize(abbreviationInBrackets.ReplaceAllString(linkTarget.ReplaceAllString(text[q.Source.Start:q.Source.End], " "), ""))
 	if !containsWords(source, normalize(answer)) {
 		return fmt.Errorf("answer %q not found in its source", answer)
 	}
