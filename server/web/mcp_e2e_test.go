@@ -462,6 +462,17 @@ func TestMCPRoutes(t *testing.T) {
 			{"GET", "application/json, text/event-stream", "", 405},
 			{"DELETE", "", "", 405},
 		}
+		// A 2026-07-28 client's GET names its version; without text/html
+		// in Accept it is the transport, refused like the SSE GET.
+		for _, accept := range []string{"application/json", "", "*/*"} {
+			res, _ := do("GET", "/mcp", map[string]string{"Accept": accept, "MCP-Protocol-Version": "2026-07-28"})
+			if res.StatusCode != 405 || res.Header.Get("Allow") != "POST" {
+				t.Errorf("2026 GET Accept %q: status %d, Allow %q; want 405 and POST", accept, res.StatusCode, res.Header.Get("Allow"))
+			}
+		}
+		if res, _ := do("GET", "/mcp", map[string]string{"Accept": "text/html", "MCP-Protocol-Version": "2026-07-28"}); res.StatusCode != 200 {
+			t.Errorf("GET naming text/html with a version header: status %d, want the connect page", res.StatusCode)
+		}
 		for _, tt := range tests {
 			res, _ := do(tt.method, "/mcp", map[string]string{"Accept": tt.accept})
 			if res.StatusCode != tt.wantStatus || !strings.HasPrefix(res.Header.Get("Content-Type"), tt.wantType) {
