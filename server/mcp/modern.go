@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"strings"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -238,7 +239,7 @@ func metaVersion(params json.RawMessage) (string, bool) {
 		return "", false
 	}
 	var p modernParams
-	if json.Unmarshal(params, &p) != nil || p.Meta == nil || p.Meta.ProtocolVersion == nil {
+	if jsonv2.Unmarshal(params, &p) != nil || p.Meta == nil || p.Meta.ProtocolVersion == nil {
 		return "", false
 	}
 	return *p.Meta.ProtocolVersion, true
