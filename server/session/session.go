@@ -244,7 +244,6 @@ func (m *Manager) CSRFToken(ctx context.Context) string {
 // in the form field CSRFField or the header CSRFHeader. The comparison takes
 // constant time. The session must be loaded.
 func (m *Manager) ValidCSRF(r *http.Request) bool {
-	want := m.scs.GetString(r.Context(), keyCSRF)
 	got := r.Header.Get(CSRFHeader)
 	if got == "" && r.ParseForm() == nil {
 		// ParseForm reads URL-encoded bodies only: a multipart body is
@@ -252,7 +251,14 @@ func (m *Manager) ValidCSRF(r *http.Request) bool {
 		// this check, and never here.
 		got = r.PostForm.Get(CSRFField)
 	}
-	return want != "" && got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+	return m.CSRFTokenMatches(r.Context(), got)
+}
+
+// CSRFTokenMatches reports whether token is the session's CSRF token, in
+// constant time. The session must be loaded.
+func (m *Manager) CSRFTokenMatches(ctx context.Context, token string) bool {
+	want := m.scs.GetString(ctx, keyCSRF)
+	return want != "" && token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(want)) == 1
 }
 
 // RequireCSRF loads the session (unless an enclosing RequireUser or Load

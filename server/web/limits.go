@@ -11,9 +11,10 @@ import (
 
 // Form body limits. routes.go wraps every form route in formBody with one
 // of them, so a body is capped and parsed before any session or CSRF check
-// looks at it. The upload routes (webapp.ParseUpload), /mcp and the OAuth
-// JSON endpoints cap their bodies at their first read, with errors in their
-// own formats (an upload page, a JSON-RPC error, an RFC 6749 error).
+// looks at it. The upload routes (webapp.ParseUpload, which reads the CSRF
+// token before the rest), /mcp and the OAuth JSON endpoints cap their
+// bodies at their first read, with errors in their own formats (an upload
+// page, a JSON-RPC error, an RFC 6749 error).
 const (
 	// smallFormBody fits the account, consent, sign-out and answer forms.
 	smallFormBody = 64 << 10

@@ -174,8 +174,14 @@ func multipartBody(t *testing.T, fields map[string]string, fileField string, dat
 	t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
+	// The CSRF token comes first, as the upload forms send it.
+	if v, ok := fields["csrf_token"]; ok {
+		mw.WriteField("csrf_token", v)
+	}
 	for k, v := range fields {
-		mw.WriteField(k, v)
+		if k != "csrf_token" {
+			mw.WriteField(k, v)
+		}
 	}
 	w, err := mw.CreateFormFile(fileField, "big.pdf")
 	if err != nil {

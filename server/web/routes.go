@@ -71,7 +71,8 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	app := webapp.New(d.DB, sessions, d.Logger, &webapp.Options{Notify: d.NotifyWorkers, Extractor: d.Extractor, Accounts: accounts, ClientKey: d.Config.ClientKey})
 	mux.Handle("GET /app", session.Sensitive(sessions.RequireUser(app.Home())))
 	mux.Handle("POST /app/studies", formBody(studyFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.CreateStudy())))))
-	// Uploads: the multipart body is capped and parsed before the CSRF check.
+	// Uploads: ParseUpload checks the CSRF token (header or first part)
+	// before it lifts the read deadline and parses the capped body.
 	mux.Handle("POST /app/studies/pdf", session.Sensitive(sessions.RequireUser(app.ParseUpload(sessions.RequireCSRF(app.CreateFromPDF())))))
 	mux.Handle("POST /app/studies/photos", session.Sensitive(sessions.RequireUser(app.ParseUpload(sessions.RequireCSRF(app.CreateFromPhotos())))))
 	mux.Handle("GET /app/studies/{id}", session.Sensitive(sessions.RequireUser(app.Study())))

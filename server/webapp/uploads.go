@@ -8,11 +8,14 @@ import (
 	"math"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/studyloop/studyloop/server/extract"
+	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/studyloop"
 	"github.com/studyloop/studyloop/templates"
 )
@@ -35,19 +38,64 @@ const uploadTimeout = 10 * time.Minute
 // errUploadTooLarge is the message for a body over MaxUploadBody.
 var errUploadTooLarge = studyloop.Errorf(studyloop.ETOOLARGE, "The upload is larger than %d MiB, the limit for one study's files.", extract.MaxStudyBytes>>20)
 
+// MaxUploadsPerAccount is how many uploads of one account this process
+// receives at once; one more is refused until one of them ends.
+const MaxUploadsPerAccount = 2
+
+// csrfPartLimit bounds the first part of an upload form, the CSRF token.
+const csrfPartLimit = 1 << 10
+
+// errUploadExpired is the message for an upload without its session's
+// CSRF token.
+var errUploadExpired = studyloop.Errorf(studyloop.EINVALID, "The form has expired. Reload the page and choose the files again.")
+
 // ParseUpload reads a multipart upload form, at most MaxUploadBody bytes,
-// before the CSRF check reads its token from it, so that a body over the
-// limit is refused with a page saying so rather than taken for a missing
-// token. Routes put it between RequireUser and RequireCSRF. It gives the
-// request uploadTimeout to arrive and be answered, beyond the server's
-// own read and write timeouts; a body declared over the limit is refused
-// first, under the server's timeouts.
+// for next. Routes put it between RequireUser and RequireCSRF. The CSRF
+// token is checked first, under the server's own timeouts: from the
+// X-CSRF-Token header or else the form's first part, which must be the
+// csrf_token field (the upload forms put it first). Only then, and while
+// the account has fewer than MaxUploadsPerAccount uploads arriving, does
+// the request get uploadTimeout to arrive and be answered, and the rest of
+// the body is parsed. So nobody can hold a slow connection open for ten
+// minutes without a session and its token, and an account only a few. A
+// body declared over the limit is refused before anything is read.
 func (a *App) ParseUpload(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > MaxUploadBody {
 			a.renderHome(w, r, http.StatusRequestEntityTooLarge, homeForm{err: errUploadTooLarge})
 			return
 		}
+		r.Body = http.MaxBytesReader(w, r.Body, MaxUploadBody)
+		mr, err := r.MultipartReader()
+		if err != nil {
+			a.uploadUnreadable(w, r, err)
+			return
+		}
+		token := r.Header.Get(session.CSRFHeader)
+		if token == "" {
+			if token, err = firstPartToken(mr); err != nil {
+				a.uploadUnreadable(w, r, err)
+				return
+			}
+		}
+		if !a.sessions.CSRFTokenMatches(r.Context(), token) {
+			w.Header().Set("Connection", "close")
+			a.renderHome(w, r, http.StatusForbidden, homeForm{err: errUploadExpired})
+			return
+		}
+		user, err := userID(r.Context())
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		if !a.uploads.begin(user) {
+			w.Header().Set("Connection", "close")
+			w.Header().Set("Retry-After", "60")
+			a.renderHome(w, r, http.StatusTooManyRequests, homeForm{err: studyloop.Errorf(studyloop.EQUOTA,
+				"%d uploads of yours are still arriving; wait until one has finished, then send this one again.", MaxUploadsPerAccount)})
+			return
+		}
+		defer a.uploads.end(user)
 		rc := http.NewResponseController(w)
 		deadline := time.Now().Add(uploadTimeout)
 		for _, set := range []func(time.Time) error{rc.SetReadDeadline, rc.SetWriteDeadline} {
@@ -56,19 +104,76 @@ func (a *App) ParseUpload(next http.Handler) http.Handler {
 				a.logger.Warn("upload: cannot extend the connection deadline", "err", err)
 			}
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, MaxUploadBody)
-		if err := r.ParseMultipartForm(uploadMemory); err != nil {
-			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
-				a.renderHome(w, r, http.StatusRequestEntityTooLarge, homeForm{err: errUploadTooLarge})
-				return
-			}
-			a.renderHome(w, r, http.StatusBadRequest, homeForm{err: studyloop.Errorf(studyloop.EINVALID, "The upload could not be read; choose the files and send the form again.")})
+		form, err := mr.ReadForm(uploadMemory)
+		if err != nil {
+			a.uploadUnreadable(w, r, err)
 			return
 		}
-		defer r.MultipartForm.RemoveAll()
+		defer form.RemoveAll()
+		form.Value[session.CSRFField] = []string{token}
+		r.MultipartForm = form
+		r.PostForm = url.Values(form.Value)
+		r.Form = url.Values{}
+		for k, v := range r.URL.Query() {
+			r.Form[k] = v
+		}
+		for k, v := range form.Value {
+			r.Form[k] = append(r.Form[k], v...)
+		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// firstPartToken reads the first part of an upload form, which must be the
+// CSRF token field; "" when it is another part.
+func firstPartToken(mr *multipart.Reader) (string, error) {
+	part, err := mr.NextPart()
+	if err != nil {
+		return "", err
+	}
+	defer part.Close()
+	if part.FormName() != session.CSRFField || part.FileName() != "" {
+		return "", nil
+	}
+	b, err := io.ReadAll(io.LimitReader(part, csrfPartLimit))
+	return string(b), err
+}
+
+// uploadUnreadable answers an upload whose body could not be read: too
+// large, or not a multipart form.
+func (a *App) uploadUnreadable(w http.ResponseWriter, r *http.Request, err error) {
+	w.Header().Set("Connection", "close")
+	if errors.As(err, new(*http.MaxBytesError)) {
+		a.renderHome(w, r, http.StatusRequestEntityTooLarge, homeForm{err: errUploadTooLarge})
+		return
+	}
+	a.renderHome(w, r, http.StatusBadRequest, homeForm{err: studyloop.Errorf(studyloop.EINVALID, "The upload could not be read; choose the files and send the form again.")})
+}
+
+// uploadSlots counts the uploads of each account arriving in this process.
+type uploadSlots struct {
+	mu     sync.Mutex
+	active map[int64]int
+}
+
+// begin takes a slot for the user, or reports that all are taken.
+func (u *uploadSlots) begin(user int64) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.active[user] >= MaxUploadsPerAccount {
+		return false
+	}
+	u.active[user]++
+	return true
+}
+
+// end gives the user's slot back.
+func (u *uploadSlots) end(user int64) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.active[user]--; u.active[user] <= 0 {
+		delete(u.active, user)
+	}
 }
 
 // uploadedFile is one file of an upload form, checked by content.

@@ -34,9 +34,15 @@ func (s *student) upload(path string, fields url.Values, files ...formFile) page
 	s.t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
+	// The CSRF token comes first, as the upload forms send it.
+	for _, v := range fields["csrf_token"] {
+		mw.WriteField("csrf_token", v)
+	}
 	for k, vs := range fields {
 		for _, v := range vs {
-			mw.WriteField(k, v)
+			if k != "csrf_token" {
+				mw.WriteField(k, v)
+			}
 		}
 	}
 	for _, f := range files {
@@ -339,4 +345,190 @@ func TestSlowUploadOutlastsServerTimeouts(t *testing.T) {
 			t.Errorf("a text form trickled past the read timeout was accepted: %d %s", p.status, p.location)
 		}
 	}
+}
+
+// slowServer serves the env's handler with 300 ms read and write timeouts,
+// standing in for the server's one-minute ones.
+func slowServer(t *testing.T, e *env) *httptest.Server {
+	t.Helper()
+	slow := httptest.NewUnstartedServer(e.srv.Config.Handler)
+	slow.Config.ReadHeaderTimeout = 300 * time.Millisecond
+	slow.Config.ReadTimeout = 300 * time.Millisecond
+	slow.Config.WriteTimeout = 300 * time.Millisecond
+	slow.Config.ErrorLog = log.New(io.Discard, "", 0)
+	slow.Start()
+	t.Cleanup(slow.Close)
+	return slow
+}
+
+// uploadBody is a PDF upload form whose parts come in the order given:
+// "csrf" (with token), "title" and "pdf".
+func uploadBody(t *testing.T, token string, pdf []byte, order ...string) ([]byte, string) {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for _, part := range order {
+		switch part {
+		case "csrf":
+			mw.WriteField("csrf_token", token)
+		case "title":
+			mw.WriteField("title", "Cells")
+		case "pdf":
+			fw, err := mw.CreateFormFile("pdf", "cells.pdf")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fw.Write(pdf)
+		}
+	}
+	mw.Close()
+	return body.Bytes(), mw.FormDataContentType()
+}
+
+// dribble sends one byte every 50 ms.
+type dribble struct{ data []byte }
+
+func (d *dribble) Read(p []byte) (int, error) {
+	if len(d.data) == 0 {
+		return 0, io.EOF
+	}
+	time.Sleep(50 * time.Millisecond)
+	p[0], d.data = d.data[0], d.data[1:]
+	return 1, nil
+}
+
+// TestUploadDeadlineAfterToken: the upload routes lift the server's
+// timeouts only for a request whose session CSRF token has arrived, in
+// the X-CSRF-Token header or as the form's first part. Anything else is
+// refused at once, or cut off by the server's own timeouts, and stores
+// nothing.
+func TestUploadDeadlineAfterToken(t *testing.T) {
+	x := extract.New(nil)
+	if err := x.PDFAvailable(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	pdf := samplePDF(t)
+	db := storetest.Open(t, "sqlite")
+	e := newEnvWith(t, db, x)
+	alice := e.student(t, "alice@example.com")
+	csrf := alice.get("/app").csrf(t)
+	slow := slowServer(t, e)
+
+	tests := []struct {
+		name   string
+		header string // X-CSRF-Token
+		token  string
+		order  []string
+		body   func([]byte) io.Reader
+		want   int // 0: cut off
+	}{
+		{"token first, trickled past the timeouts", "", csrf, []string{"csrf", "title", "pdf"}, func(b []byte) io.Reader { return newTrickle(b, time.Second) }, http.StatusSeeOther},
+		{"token in the header, trickled", csrf, "", []string{"title", "pdf"}, func(b []byte) io.Reader { return newTrickle(b, time.Second) }, http.StatusSeeOther},
+		{"token after the title", "", csrf, []string{"title", "csrf", "pdf"}, func(b []byte) io.Reader { return newTrickle(b, time.Second) }, http.StatusForbidden},
+		{"wrong token", "", "x" + csrf, []string{"csrf", "title", "pdf"}, func(b []byte) io.Reader { return newTrickle(b, time.Second) }, http.StatusForbidden},
+		{"first part dribbled", "", csrf, []string{"csrf", "title", "pdf"}, func(b []byte) io.Reader { return &dribble{data: b} }, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := countStudies(t, db, alice.id)
+			body, contentType := uploadBody(t, tt.token, pdf, tt.order...)
+			req, err := http.NewRequest(http.MethodPost, slow.URL+"/app/studies/pdf", tt.body(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.ContentLength = int64(len(body))
+			req.Header.Set("Content-Type", contentType)
+			if tt.header != "" {
+				req.Header.Set("X-CSRF-Token", tt.header)
+			}
+			start := time.Now()
+			resp, err := alice.client.Do(req)
+			status := 0
+			if err == nil {
+				status = readPage(t, resp).status
+			}
+			if tt.want == 0 && status/100 != 4 && status != 0 {
+				t.Fatalf("status %d, want the request cut off or refused", status)
+			}
+			if tt.want != 0 && status != tt.want {
+				t.Fatalf("status %d (%v), want %d", status, err, tt.want)
+			}
+			elapsed := time.Since(start)
+			if tt.want != http.StatusSeeOther && elapsed > 700*time.Millisecond {
+				t.Errorf("refused only after %v: the deadline was lifted before the token was checked", elapsed.Round(time.Millisecond))
+			}
+			added := countStudies(t, db, alice.id) - before
+			if wantAdded := map[bool]int{true: 1, false: 0}[tt.want == http.StatusSeeOther]; added != wantAdded {
+				t.Errorf("%d studies stored, want %d", added, wantAdded)
+			}
+		})
+	}
+}
+
+// TestConcurrentUploadsPerAccount: two uploads of one account may arrive
+// at once; a third is refused with 429 until one of them is done, while
+// another account's upload goes through.
+func TestConcurrentUploadsPerAccount(t *testing.T) {
+	x := extract.New(nil)
+	if err := x.PDFAvailable(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	pdf := samplePDF(t)
+	db := storetest.Open(t, "sqlite")
+	e := newEnvWith(t, db, x)
+	alice, bob := e.student(t, "alice@example.com"), e.student(t, "bob@example.com")
+	aliceToken, bobToken := alice.get("/app").csrf(t), bob.get("/app").csrf(t)
+	send := func(s *student, token string, body io.Reader, size int, contentType string) int {
+		req, err := http.NewRequest(http.MethodPost, e.srv.URL+"/app/studies/pdf", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.ContentLength = int64(size)
+		req.Header.Set("Content-Type", contentType)
+		resp, err := s.client.Do(req)
+		if err != nil {
+			t.Error(err)
+			return 0
+		}
+		return readPage(t, resp).status
+	}
+	upload := func(s *student, token string, over time.Duration) int {
+		body, contentType := uploadBody(t, token, pdf, "csrf", "title", "pdf")
+		return send(s, token, newTrickle(body, over), len(body), contentType)
+	}
+	slowDone := make(chan int, 2)
+	for range 2 {
+		go func() { slowDone <- upload(alice, aliceToken, 1500*time.Millisecond) }()
+	}
+	time.Sleep(500 * time.Millisecond) // both have sent their tokens
+	if got := upload(alice, aliceToken, 0); got != http.StatusTooManyRequests {
+		t.Errorf("a third upload at once: %d, want 429", got)
+	}
+	if got := upload(bob, bobToken, 0); got != http.StatusSeeOther {
+		t.Errorf("another account's upload: %d, want 303", got)
+	}
+	for range 2 {
+		if got := <-slowDone; got != http.StatusSeeOther {
+			t.Errorf("a slow upload: %d, want 303", got)
+		}
+	}
+	if got := upload(alice, aliceToken, 0); got != http.StatusSeeOther {
+		t.Errorf("an upload after the others ended: %d, want 303", got)
+	}
+}
+
+// countStudies counts the user's studies.
+func countStudies(t *testing.T, db *store.DB, user int64) int {
+	t.Helper()
+	n, err := db.NewSelect().Table("studies").Where("user_id = ?", user).Count(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -57,13 +57,14 @@ type App struct {
 	extractor *extract.Extractor
 	accounts  *account.Service
 	clientKey func(*http.Request) string
+	uploads   *uploadSlots
 }
 
 // New returns the web app over db, with sessions for CSRF tokens and
 // practice feedback.
 func New(db *store.DB, sessions *session.Manager, logger *slog.Logger, opts *Options) *App {
 	a := &App{db: db, sessions: sessions, logger: logger, notify: func() {}, now: time.Now,
-		clientKey: func(r *http.Request) string { return r.RemoteAddr }}
+		clientKey: func(r *http.Request) string { return r.RemoteAddr }, uploads: &uploadSlots{active: map[int64]int{}}}
 	if opts != nil {
 		if opts.Notify != nil {
 			a.notify = opts.Notify
