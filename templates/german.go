@@ -8,11 +8,12 @@ package templates
 // fails for any text of the app without an entry.
 var german = map[string]string{
 	// Studies, questions and practice.
-	"Reading pages and photos: %d of %d": "Seiten und Fotos werden gelesen: %d von %d",
-	"%d of %d":                           "%d von %d",
-	"%s in %s.":                          "%s in %s.",
-	"%s so far.":                         "%s bisher.",
-	"%s “%s” (of %d).":                   "%s „%s“ (von %d).",
+	"Reading your pages and photos: %d of %d": "Deine Seiten und Fotos werden gelesen: %d von %d",
+	"Reading pages and photos: %d of %d":      "Seiten und Fotos werden gelesen: %d von %d",
+	"%d of %d":                                "%d von %d",
+	"%s in %s.":                               "%s in %s.",
+	"%s so far.":                              "%s bisher.",
+	"%s “%s” (of %d).":                        "%s „%s“ (von %d).",
 	"%s. A suspended question is never asked and counts in no figure.": "%s. Eine pausierte Frage wird nie gestellt und zählt in keiner Zahl.",
 	"%s: %d new, %d learning, %d in review.":                           "%s: %d neu, %d in den Lernschritten, %d in der Wiederholung.",
 	"(also accepted: %s)":                                              "(ebenfalls richtig: %s)",

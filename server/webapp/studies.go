@@ -2,6 +2,7 @@ package webapp
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -120,6 +121,9 @@ func statusLabel(s studyloop.Study) string {
 	case studyloop.StatusUploaded:
 		return "Waiting to start"
 	case studyloop.StatusProcessing:
+		if s.PagesTotal > 0 && s.PagesDone < s.PagesTotal {
+			return fmt.Sprintf("Reading your pages and photos: %d of %d", s.PagesDone, s.PagesTotal)
+		}
 		return "Reading your material and writing questions"
 	case studyloop.StatusFailed:
 		return "Could not be processed: " + s.Reason

@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,11 +126,12 @@ func TestStudyPageShowsReadingProgress(t *testing.T) {
 		}
 		progress := regexp.MustCompile(`Reading pages and photos: (\d+) of (\d+)</label>\s*<progress id="read-progress" max="(\d+)" value="(\d+)"`)
 		steps := []struct {
-			done int
-			want []string
+			done   int
+			want   []string
+			status string
 		}{
-			{-1, []string{"0", "5", "5", "0"}}, // queued, not yet claimed
-			{2, []string{"2", "5", "5", "2"}},
+			{-1, []string{"0", "5", "5", "0"}, "Waiting to start"}, // queued, not yet claimed
+			{2, []string{"2", "5", "5", "2"}, "Reading your pages and photos: 2 of 5"},
 		}
 		for _, step := range steps {
 			if step.done >= 0 {
@@ -144,6 +146,9 @@ func TestStudyPageShowsReadingProgress(t *testing.T) {
 			m := progress.FindStringSubmatch(p.body)
 			if m == nil || fmt.Sprint(m[1:]) != fmt.Sprint(step.want) {
 				t.Fatalf("after %d pages: progress %q, want %v in %.600s", step.done, m, step.want, p.body)
+			}
+			if !strings.Contains(p.body, `id="study-status">`+step.status+`<`) {
+				t.Errorf("after %d pages the status is not %q", step.done, step.status)
 			}
 		}
 	})
