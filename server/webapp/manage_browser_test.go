@@ -156,6 +156,14 @@ func TestBrowserManageStudy(t *testing.T) {
 			}
 			fits("summary")
 
+			// The study list: a card with its mastery and counts; the PDF tab.
+			browser.do("home", chromedp.Navigate(base+"/app"), chromedp.WaitVisible(chromedp.ID("studies")))
+			if card := browser.text("#studies"); !strings.Contains(card, "Optics, renamed") || !strings.Contains(card, "due now") {
+				t.Errorf("study card: %s", card)
+			}
+			browser.do("PDF tab", chromedp.Click(`label[for="tab-pdf"]`), chromedp.WaitVisible(chromedp.ID("pdf")))
+			fits("home")
+
 			// Download the Anki export and read it back.
 			browser.do("back to the study", chromedp.Navigate(studyURL), chromedp.WaitVisible(chromedp.ID("export-apkg")))
 			encoded, err := chromedp.Run(browser.ctx, chromedp.Evaluate[string](`fetch(document.getElementById("export-apkg").href)
@@ -238,6 +246,22 @@ func TestBrowserChoiceKeys(t *testing.T) {
 	if err != nil || m.Attempts != 2 {
 		t.Fatalf("attempts %d (%v), want 2", m.Attempts, err)
 	}
+
+	// The same pages in German, links kept under /de/app.
+	browser.do("script on", emulateScriptOff(false))
+	browser.do("German study page", chromedp.Navigate(base+"/de/app/studies/"+st.ID), chromedp.WaitVisible(chromedp.ID("mastery-heading")))
+	if h := browser.text("#mastery-heading"); h != "Lernstand" {
+		t.Errorf("German study page: heading %q", h)
+	}
+	screenshot(browser, "keys-study-de")
+	browser.loads("German practice", chromedp.Click(chromedp.ID("practise")))
+	if counter, check := browser.text("#counter"), browser.text("#check"); counter != "3 von 3" || check != "Prüfen" {
+		t.Errorf("German practice: counter %q, button %q", counter, check)
+	}
+	if loc, err := chromedp.Run(browser.ctx, chromedp.Location()); err != nil || !strings.Contains(loc, "/de/app/studies/") {
+		t.Errorf("the German practice link led to %s (%v)", loc, err)
+	}
+	screenshot(browser, "keys-practice-de")
 }
 
 // emulateScriptOff turns script execution in the page off or on.
