@@ -66,6 +66,12 @@ func TestMessage(t *testing.T) {
 		{de, "No assistant is connected.", "Kein Assistent ist verbunden."},
 		{de, "Choose a password of at least 10 characters.", "Wähle ein Passwort mit mindestens 10 Zeichen."},
 		{de, "Revoke Claude Desktop", "Claude Desktop trennen"},
+		{de, "Study text is 400,001 characters long; the limit is 400,000 characters.", "Der Text hat 400.001 Zeichen; erlaubt sind 400.000 Zeichen."},
+		{de, "Could not be processed: The PDF is damaged and could not be read.", "Konnte nicht verarbeitet werden: Das PDF ist beschädigt und konnte nicht gelesen werden."},
+		{de, "in 3 days", "in 3 Tagen"},
+		{de, "12d", "12 T."},
+		{de, "Photosynthesis and the atom", "Photosynthesis and the atom"},
+		{de, "Biology", "Biology"},
 		{de, "Something no one translated.", "Something no one translated."},
 		{context.Background(), "No assistant is connected.", "No assistant is connected."},
 	}

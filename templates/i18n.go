@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/studyloop/studyloop/server/studyloop"
 )
 
 // The web app speaks English at /app/… and German at /de/app/…. Handlers
@@ -78,7 +80,14 @@ func Message(ctx context.Context, msg string) string {
 		if m := p.re.FindStringSubmatch(msg); m != nil {
 			args := make([]any, len(m)-1)
 			for i, v := range m[1:] {
-				args[i] = v
+				// A value may be a number written the English way, or a
+				// message of its own ("Could not be processed: " and the
+				// reason).
+				if groupedNumber.MatchString(v) {
+					args[i] = strings.ReplaceAll(v, ",", ".")
+				} else {
+					args[i] = Message(ctx, v)
+				}
 			}
 			return fmt.Sprintf(p.german, args...)
 		}
@@ -93,7 +102,18 @@ type messagePattern struct {
 	german string
 }
 
+// Number writes n with thousands separators in the locale of ctx:
+// "400,000" in English, "400.000" in German.
+func Number(ctx context.Context, n int) string {
+	s := studyloop.Commas(n)
+	if Locale(ctx) == German {
+		return strings.ReplaceAll(s, ",", ".")
+	}
+	return s
+}
+
 var (
+	groupedNumber  = regexp.MustCompile(`^\d{1,3}(,\d{3})+$`)
 	germanPatterns = compilePatterns(german)
 	formatVerb     = regexp.MustCompile(`%(\[\d+\])?[sdqv]`)
 )
@@ -106,11 +126,23 @@ func compilePatterns(catalogue map[string]string) []messagePattern {
 		if !formatVerb.MatchString(en) {
 			continue
 		}
-		parts := formatVerb.Split(en, -1)
-		for i, part := range parts {
-			parts[i] = regexp.QuoteMeta(part)
+		// %d matches a number only ("12", "1,200", "1.5"), so that
+		// entries such as "%dd" leave words ending in d alone; other
+		// verbs match any text.
+		var pattern strings.Builder
+		pattern.WriteString("^")
+		rest := en
+		for _, loc := range formatVerb.FindAllStringIndex(en, -1) {
+			pattern.WriteString(regexp.QuoteMeta(rest[:loc[0]-(len(en)-len(rest))]))
+			if en[loc[1]-1] == 'd' {
+				pattern.WriteString(`(\d[\d,.]*)`)
+			} else {
+				pattern.WriteString("(.+?)")
+			}
+			rest = en[loc[1]:]
 		}
-		re := regexp.MustCompile("^" + strings.Join(parts, "(.+?)") + "$")
+		pattern.WriteString(regexp.QuoteMeta(rest) + "$")
+		re := regexp.MustCompile(pattern.String())
 		ps = append(ps, messagePattern{re: re, german: formatVerb.ReplaceAllString(de, "%${1}s")})
 	}
 	// The longest formats first: the most specific pattern wins.

@@ -57,6 +57,38 @@ const (
 type Error struct {
 	Code    string
 	Message string
+	// Field names the form field the error is about, such as "title",
+	// "text" or "pages", so that a form can show it there; "" when it is
+	// about no one field.
+	Field string
+}
+
+// In sets the field e is about and returns e, for errors just made:
+// Errorf(EINVALID, "…").In("title").
+func (e *Error) In(field string) *Error {
+	e.Field = field
+	return e
+}
+
+// InField returns err as an error about field: a copy of its *Error with
+// Field set. Other errors, and nil, come back as they are.
+func InField(err error, field string) error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	c := *e
+	c.Field = field
+	return &c
+}
+
+// ErrorField returns the field err is about, "" when none.
+func ErrorField(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Field
+	}
+	return ""
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("studyloop: %s: %s", e.Code, e.Message) }

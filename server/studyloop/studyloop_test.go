@@ -3,6 +3,7 @@ package studyloop
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -40,5 +41,33 @@ func TestStudyStatusValid(t *testing.T) {
 		if s.Valid() {
 			t.Errorf("%q valid", s)
 		}
+	}
+}
+
+// TestErrorFields: validation errors name the form field they are about;
+// InField copies, so errors shared by many callers keep no field.
+func TestErrorFields(t *testing.T) {
+	_, titleErr := StudyTitle(strings.Repeat("t", MaxStudyTitleChars+1), "text")
+	shared := Errorf(EINVALID, "The PDF is damaged.")
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"empty text", ValidateStudyText(" "), "text"},
+		{"text too long", ValidateStudyText(strings.Repeat("a", MaxStudyTextChars+1)), "text"},
+		{"title too long", titleErr, "title"},
+		{"InField", InField(shared, "pdf"), "pdf"},
+		{"the shared error itself", shared, ""},
+		{"not an *Error", InField(errors.New("disk on fire"), "pdf"), ""},
+		{"nil", InField(nil, "pdf"), ""},
+	}
+	for _, tt := range tests {
+		if got := ErrorField(tt.err); got != tt.want {
+			t.Errorf("%s: field %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	if InField(nil, "pdf") != nil {
+		t.Error("InField(nil) is not nil")
 	}
 }

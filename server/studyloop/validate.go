@@ -42,10 +42,15 @@ func StudyTextChars(text string) int {
 
 // ValidateStudyText reports whether text can become a study. It returns an
 // *Error with code ETOOLARGE when the text is longer than MaxStudyTextChars
-// Unicode characters (counted by StudyTextChars, a CRLF line break as one), and EINVALID when it is not valid UTF-8, holds a NUL
-// byte, or is empty or only whitespace. Messages state the limit and what
-// was received.
+// Unicode characters (counted by StudyTextChars, a CRLF line break as
+// one), and EINVALID when it is not valid UTF-8, holds a NUL byte, or is
+// empty or only whitespace. Messages state the limit and what
+// was received; the errors are about the field "text".
 func ValidateStudyText(text string) error {
+	return InField(validateStudyText(text), "text")
+}
+
+func validateStudyText(text string) error {
 	if i := invalidUTF8At(text); i >= 0 {
 		return Errorf(EINVALID, "Study text is not valid UTF-8 (first bad byte at offset %s); send plain text or markdown encoded as UTF-8.", Commas(i))
 	}
@@ -66,17 +71,18 @@ func ValidateStudyText(text string) error {
 // when that is empty, a title derived from the first line of text. It
 // returns an *Error with code EINVALID when the title is longer than
 // MaxStudyTitleChars characters or holds invalid UTF-8 or control
-// characters. text is assumed to have passed ValidateStudyText.
+// characters, about the field "title". text is assumed to have passed
+// ValidateStudyText.
 func StudyTitle(title, text string) (string, error) {
 	if !utf8.ValidString(title) {
-		return "", Errorf(EINVALID, "Title is not valid UTF-8.")
+		return "", Errorf(EINVALID, "Title is not valid UTF-8.").In("title")
 	}
 	if strings.ContainsFunc(title, func(r rune) bool { return unicode.IsControl(r) && !unicode.IsSpace(r) }) {
-		return "", Errorf(EINVALID, "Title contains control characters.")
+		return "", Errorf(EINVALID, "Title contains control characters.").In("title")
 	}
 	title = strings.Join(strings.Fields(title), " ")
 	if n := utf8.RuneCountInString(title); n > MaxStudyTitleChars {
-		return "", Errorf(EINVALID, "Title is %s characters long; the limit is %s characters.", Commas(n), Commas(MaxStudyTitleChars))
+		return "", Errorf(EINVALID, "Title is %s characters long; the limit is %s characters.", Commas(n), Commas(MaxStudyTitleChars)).In("title")
 	}
 	if title != "" {
 		return title, nil

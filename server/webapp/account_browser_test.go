@@ -288,6 +288,9 @@ func TestBrowserGermanApp(t *testing.T) {
 			if err != nil || lang != "de" || b.text("h1") != "Deine Lerneinheiten" {
 				t.Fatalf("the German app: lang %q (%v), heading %q", lang, err, b.text("h1"))
 			}
+			if h, count := b.text("#create-heading"), b.text("#text-count"); h != "Neue Lerneinheit" || count != "0 von 400.000 Zeichen" {
+				t.Fatalf("the German New study box: %q, count %q", h, count)
+			}
 			b.noSideScroll("the German app")
 			screenshot(b, "german-app-"+v.name)
 			b.openAccountMenu()

@@ -80,7 +80,12 @@ func (a *App) renderHome(w http.ResponseWriter, r *http.Request, status int, for
 		MaxTextChars: studyloop.MaxStudyTextChars,
 	}
 	if form.err != nil {
-		p.Tab, p.FormError = homeTab(r), studyloop.ErrorMessage(form.err)
+		p.Tab = homeTab(r)
+		if field := studyloop.ErrorField(form.err); field != "" {
+			p.FieldErrors = map[string]string{field: studyloop.ErrorMessage(form.err)}
+		} else {
+			p.FormError = studyloop.ErrorMessage(form.err)
+		}
 	}
 	a.uploadForms(&p, form)
 	if len(summary.Studies) > 0 {

@@ -273,9 +273,8 @@ func defaultTitle(title string, files []uploadedFile, fallback string) string {
 // such as "3-7, 10" (blank: every page). The file is checked by content,
 // size and page count (pdfinfo) and the selection against the pages at
 // once; the study is stored with status uploaded and the PDF, and a worker
-// reads the pages. Errors
-// show the form again with the reason. POST /app/studies/pdf, after
-// ParseUpload.
+// reads the pages. Errors show the form again with the reason beside the
+// field it is about. POST /app/studies/pdf, after ParseUpload.
 func (a *App) CreateFromPDF() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		title, pages := r.PostFormValue("title"), strings.TrimSpace(r.PostFormValue("pages"))
@@ -284,21 +283,27 @@ func (a *App) CreateFromPDF() http.Handler {
 		var files []uploadedFile
 		if err == nil {
 			files, err = readFiles(r, "pdf", 1)
+			err = studyloop.InField(err, "pdf")
 		}
 		if err == nil && files[0].kind != extract.KindPDF {
-			err = studyloop.Errorf(studyloop.EINVALID, "%s is a photo, not a PDF; upload it with the photo form.", files[0].name)
+			err = studyloop.Errorf(studyloop.EINVALID, "%s is a photo, not a PDF; upload it with the photo form.", files[0].name).In("pdf")
 		}
 		if err == nil && pages != "" {
 			// The form of the selection first, without running a tool.
 			_, err = extract.ParsePages(pages, math.MaxInt32)
+			err = studyloop.InField(err, "pages")
 		}
 		var count int
 		if err == nil {
 			count, err = a.extractor.PDFPageCount(r.Context(), files[0].data)
+			err = studyloop.InField(err, "pdf")
 		}
 		var selected []int
 		if err == nil {
+			// Pages outside the document, or too many of them, are refused
+			// now rather than when the worker reads the PDF.
 			selected, err = extract.ParsePages(pages, count)
+			err = studyloop.InField(err, "pages")
 		}
 		if err != nil {
 			a.formFailed(w, r, form, err)
@@ -321,6 +326,7 @@ func (a *App) CreateFromPhotos() http.Handler {
 		var files []uploadedFile
 		if err == nil {
 			files, err = readFiles(r, "photos", extract.MaxPhotos)
+			err = studyloop.InField(err, "photos")
 		}
 		if err != nil {
 			a.formFailed(w, r, form, err)
@@ -329,7 +335,7 @@ func (a *App) CreateFromPhotos() http.Handler {
 		uploads := make([]studyloop.Upload, len(files))
 		for i, f := range files {
 			if !f.kind.IsPhoto() {
-				a.formFailed(w, r, form, studyloop.Errorf(studyloop.EINVALID, "%s is a PDF, not a photo; upload it with the PDF form.", f.name))
+				a.formFailed(w, r, form, studyloop.Errorf(studyloop.EINVALID, "%s is a PDF, not a photo; upload it with the PDF form.", f.name).In("photos"))
 				return
 			}
 			uploads[i] = studyloop.Upload{Kind: string(f.kind), PageCount: 1, Data: f.data}

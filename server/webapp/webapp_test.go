@@ -254,7 +254,7 @@ func TestCreateStudyFromTheForm(t *testing.T) {
 			status     int
 			wantInBody string
 		}{
-			{"blank text", url.Values{"csrf_token": {token}, "text": {"   "}}, http.StatusUnprocessableEntity, "class=\"error\""},
+			{"blank text", url.Values{"csrf_token": {token}, "text": {"   "}}, http.StatusUnprocessableEntity, `<p class="field-error" role="alert" id="text-text-error">Study text is empty`},
 			{"over the limit", url.Values{"csrf_token": {token}, "title": {"Too long"}, "text": {strings.Repeat("é", studyloop.MaxStudyTextChars+1)}}, http.StatusRequestEntityTooLarge, "400,000"},
 			{"without CSRF token", url.Values{"text": {"Some notes."}}, http.StatusForbidden, ""},
 			{"with a wrong CSRF token", url.Values{"csrf_token": {token + "x"}, "text": {"Some notes."}}, http.StatusForbidden, ""},
