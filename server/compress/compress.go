@@ -4,7 +4,8 @@
 //
 // Libraries: github.com/andybalholm/brotli (a pure Go translation of
 // Google's brotli encoder, MIT licence) and github.com/klauspost/compress
-// for zstd, gzip and the HTTP middleware gzhttp (BSD-3-Clause).
+// for zstd and gzip (BSD-3-Clause) and the HTTP middleware gzhttp
+// (Apache-2.0).
 package compress
 
 import (
