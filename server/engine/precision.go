@@ -66,6 +66,7 @@ func precisionProblem(q studyloop.Question, tags sentenceTagger) string {
 var contextOpeners = wordSet(`it its it's they them their theirs he him his she her hers we our this these that those
 	such there here however thus therefore hence also moreover furthermore nevertheless nonetheless consequently
 	instead otherwise likewise similarly accordingly besides then still yet so but and or nor now
+	conversely soon afterwards afterward meanwhile later
 	latter former second third fourth last another others other`)
 
 // quantifiers open a sentence with or without their noun.
@@ -109,7 +110,7 @@ func needsContext(prompt string) bool {
 			return true
 		}
 	}
-	if commaPronoun.MatchString(p) {
+	if commaPronoun.MatchString(p) || backPointer.MatchString(p) {
 		return true
 	}
 	for _, m := range demonstrative.FindAllStringSubmatch(p, -1) {
@@ -127,6 +128,11 @@ func needsContext(prompt string) bool {
 // sentence ("uses these molecules"): the thing it names was introduced
 // earlier. "This way" and "by this means" point forward and are allowed.
 var demonstrative = regexp.MustCompile(`(?i)\b(this|these|those)\s+(\pL+|_____)`)
+
+// backPointer matches phrases that lean on an earlier sentence wherever
+// they stand: "in that case", "for example", a narrative's "she" or "him",
+// "themselves".
+var backPointer = regexp.MustCompile(`(?i)^(in (that|this|such a|either|each) cases?|for (example|instance)|as a result|in turn)\b|\b(she|he|her|him|themselves|himself|herself)\b`)
 
 // commaPronoun matches a pronoun opening the main clause after an
 // introductory phrase: "In addition to X, it also serves as ...".
@@ -150,7 +156,7 @@ var (
 	elsewhere     = regexp.MustCompile(`(?i)\b(above|before|earlier|previous|previously|seen|same)\b`)
 	// pointer matches references to figures, tables, exercises, examples
 	// and the book's own parts, which a question cannot show.
-	pointer = regexp.MustCompile(`(?i)\b(fig(ure)?s?\.?\s*\(?\d|figures?\b|fig\.|tables? \(?\d|(the|this|following|above|below) (table|graph|diagram|chart|map|photo|photograph|image|illustration|picture|plot)s?\b|(this|the next|the previous|the following|the last|the present|our|that) (chapter|section|unit|lesson|module|lecture|book|text|episode|exercise|activity|paragraph)s?\b|in this (chapter|section|unit|lesson|module|lecture|book|episode|part)|exercises?\b|example \d|problem \d|equation \(?\d|eq\. ?\(?\d|(shown|given|listed|illustrated|see|depicted) (above|below|here)|as follows|the following\b|in the (box|sidebar|margin)|you will (learn|see|study|explore|read)|we will (learn|see|study|explore|discuss|look))`)
+	pointer = regexp.MustCompile(`(?i)\b(fig(ure)?s?\.?\s*\(?\d|figures?\b|fig\.|tables? \(?\d|(the|this|following|above|below) (table|graph|diagram|chart|map|photo|photograph|image|illustration|picture|plot)s?\b|(this|the next|the previous|the following|the last|the present|our|that) (chapter|section|unit|lesson|module|lecture|book|text|episode|exercise|activity|paragraph)s?\b|in this (chapter|section|unit|lesson|module|lecture|book|episode|part)|exercises?\b|example \d|problem \d|equation \(?\d|eq\. ?\(?\d|(shown|given|listed|illustrated|see|depicted) (above|below|here)|points? [A-Z]( and [A-Z])?\b|as follows|the following\b|in the (box|sidebar|margin)|you will (learn|see|study|explore|read)|we will (learn|see|study|explore|discuss|look))`)
 )
 
 // pointsElsewhere reports whether prompt points at a figure, table,
@@ -171,7 +177,7 @@ func pointsElsewhere(prompt string) bool {
 var pointerKeys = []string{"fig", "table", "graph", "diagram", "chart", "map", "photo", "image", "illustration", "picture",
 	"plot", "chapter", "section", "unit", "lesson", "module", "lecture", "book", "text", "episode", "exercise", "activit",
 	"paragraph", "part", "example", "problem", "equation", "eq.", "above", "below", "here", "follow", "box", "sidebar",
-	"margin", "you will", "we will"}
+	"margin", "you will", "we will", "point"}
 
 // abbreviationLeak reports whether the prompt holds the answer's
 // abbreviation (answer "adenosine triphosphate", prompt with "ATP") or,
@@ -186,7 +192,7 @@ func abbreviationLeak(q studyloop.Question) bool {
 			continue
 		}
 		if isAcronym(c) {
-			if expandsIn(c, prompt) {
+			if expandsIn(c, nearBlank(q.Prompt)) {
 				return true
 			}
 			continue
@@ -248,10 +254,13 @@ func abbreviates(short, long string) bool {
 	// Every word of long contributes its initial, or the capitals run on
 	// inside a word (adenosine TriPhosphate).
 	i := 0
-	for _, w := range words {
+	for n, w := range words {
 		if i < len(caps) && strings.HasPrefix(w, string(caps[i])) {
 			i++
-			for i < len(caps) && strings.ContainsRune(w[1:], caps[i]) {
+			// The capitals run on inside this word only when the next
+			// word does not start with the next capital.
+			nextStarts := n+1 < len(words) && i < len(caps) && strings.HasPrefix(words[n+1], string(caps[i]))
+			for !nextStarts && i < len(caps) && strings.ContainsRune(w[1:], caps[i]) {
 				w = w[strings.IndexRune(w[1:], caps[i])+1:]
 				i++
 			}
@@ -280,6 +289,20 @@ func expandsIn(acronym, text string) bool {
 		}
 	}
 	return false
+}
+
+// nearBlank is the part of a cloze prompt within six words of its blank,
+// where an acronym's expansion gives it away ("adenosine triphosphate, or
+// _____"); far from it, initials match by chance ("Active transport pumps
+// ... spends _____" is no expansion of "ATP"). A prompt without a blank is
+// returned whole.
+func nearBlank(prompt string) string {
+	before, after, ok := strings.Cut(prompt, Blank)
+	if !ok {
+		return prompt
+	}
+	b, a := strings.Fields(before), strings.Fields(after)
+	return strings.Join(append(b[max(0, len(b)-6):], a[:min(len(a), 6)]...), " ")
 }
 
 var whatIs = regexp.MustCompile(`^What (is|are) (.+)\?$`)
@@ -537,7 +560,46 @@ func guessable(q studyloop.Question) bool {
 	if isStopWord(a) || quantifierAnswers[a] {
 		return true
 	}
-	return centuryAnswer.MatchString(a) && yearInPrompt.MatchString(q.Prompt)
+	if centuryAnswer.MatchString(a) && yearInPrompt.MatchString(q.Prompt) {
+		return true
+	}
+	return cognateInPrompt(q)
+}
+
+// cognateInPrompt reports whether a word of the prompt shares a long run of
+// letters with a one-word answer ("hyperthermia ... is called _____" for
+// "hypothermia", "ventricular" for "ventricle"): the student matches
+// spellings, not ideas.
+func cognateInPrompt(q studyloop.Question) bool {
+	answer := []rune(strings.ToLower(q.Answer))
+	if strings.Contains(q.Answer, " ") || len(answer) < 6 {
+		return false
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(q.Prompt, Blank, " ")), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if rw := []rune(w); len(rw) >= 5 && commonRun(answer, rw) >= 6 {
+			return true
+		}
+	}
+	return false
+}
+
+// commonRun is the length of the longest run of letters a and b share.
+func commonRun(a, b []rune) int {
+	best := 0
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			if a[i-1] == b[j-1] {
+				cur[j] = prev[j-1] + 1
+				best = max(best, cur[j])
+			} else {
+				cur[j] = 0
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return best
 }
 
 var (

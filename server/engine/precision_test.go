@@ -106,6 +106,11 @@ func TestPrecisionChecks(t *testing.T) {
 		{"answer guessable", cloze("Nearly normal data are common, but _____ are exactly normal.", "none"), true},
 		{"answer guessable", cloze("Rolled sheet iron (1728) came in the _____.", "eighteenth century"), true},
 		{"answer guessable", cloze("Rolled sheet iron came in the _____.", "eighteenth century"), false},
+		{"answer guessable", cloze("The opposite of hyperthermia is called _____.", "hypothermia"), true},
+		{"answer guessable", cloze("Blood leaves the left _____ through the aorta.", "ventricle"), false},
+		{"needs earlier sentence", cloze("In that case, the _____ hears the squeak.", "cat"), true},
+		{"needs earlier sentence", cloze("The trainer rewards her whenever the _____ sits.", "dog"), true},
+		{"points at figure or chapter", cloze("Elasticity between points A and B is a different _____.", "calculation"), true},
 	}
 	checks := map[string]PrecisionCheck{}
 	for _, c := range PrecisionChecks {
@@ -218,6 +223,36 @@ func TestBalance(t *testing.T) {
 			if n > 0 {
 				t.Errorf("%s: %d questions fail %q", f, n, name)
 			}
+		}
+	}
+}
+
+// TestClozeLeavesOutAnswersOtherName: an abbreviation or other name of
+// the answer in brackets after the blank would give it away; it leaves the
+// prompt and becomes an accepted answer, and the question still validates.
+func TestClozeLeavesOutAnswersOtherName(t *testing.T) {
+	tests := []struct {
+		text, answer, prompt, alternative string
+	}{
+		{"# Heart\n\nThe **end diastolic volume** (EDV) is the amount of blood in a ventricle after its filling.\n",
+			"end diastolic volume", "The _____ is the amount of blood in a ventricle after its filling.", "EDV"},
+		{"# Translation\n\nA messenger read by several translating machines at once is called a **polyribosome** (or polysome) in the cytoplasm.\n",
+			"polyribosome", "A messenger read by several translating machines at once is called a _____ in the cytoplasm.", "polysome"},
+	}
+	g := mustOffline(t)
+	for _, tt := range tests {
+		ex := generate(t, g, tt.text)
+		found := false
+		for _, q := range ex.Questions {
+			if q.Answer == tt.answer && q.Type == studyloop.QuestionCloze {
+				found = true
+				if q.Prompt != tt.prompt || len(q.Alternatives) != 1 || q.Alternatives[0] != tt.alternative {
+					t.Errorf("prompt %q, alternatives %q; want %q, [%q]", q.Prompt, q.Alternatives, tt.prompt, tt.alternative)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no cloze for %q among %+v", tt.answer, ex.Questions)
 		}
 	}
 }

@@ -79,6 +79,8 @@ type asker struct {
 	pool   map[string][]phrase // study-wide distractors by class, best first
 	groups map[int][]fact      // facts of each group with distinct terms (or cell values)
 	terms  []fact              // every defined term of the study (no table cells), in order
+	// termKeys are the stem keys of the study's terms of several words.
+	termKeys map[string]bool
 	// units counts the topics each keyphrase occurs in, of unitCount.
 	units     map[string]int
 	unitCount int
@@ -158,7 +160,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 	a := &asker{
 		text: text, opts: opts, stem: stem, seen: newDedup(stem), pool: map[string][]phrase{}, groups: map[int][]fact{},
 		used: map[studyloop.Span]bool{}, tagged: map[string][]token.Token{}, lex: lexicon.Default(),
-		recur: map[string]int{}, units: map[string]int{}, marked: map[string]bool{}, asked: map[string]int{}, offered: map[string]int{},
+		recur: map[string]int{}, units: map[string]int{}, termKeys: map[string]bool{}, marked: map[string]bool{}, asked: map[string]int{}, offered: map[string]int{},
 		checked: map[checkKey]error{}, rivals: map[[2]string]kin{},
 	}
 	words := 0
@@ -198,6 +200,11 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 	var all []phrase
 	for _, u := range units {
 		all = append(all, u.phrases[:min(len(u.phrases), phrasesPerClass)]...)
+		for _, p := range u.phrases {
+			if strings.Contains(p.text, " ") && a.isTerm(p) {
+				a.termKeys[p.stemKey] = true
+			}
+		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })
 	keys := map[string]bool{}
@@ -563,6 +570,9 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 			break
 		}
 		for _, b := range blanks[s] {
+			if a.partOfTerm(s, b) {
+				continue
+			}
 			q := studyloop.Question{
 				Type:   studyloop.QuestionCloze,
 				Answer: s.text[b.from:b.to],
@@ -663,6 +673,29 @@ func wholeClause(s *sentence) bool {
 	return false
 }
 
+// partOfTerm reports whether the blank at b and the word next to it form a
+// longer term of the study ("the conditioned _____" for "response", where
+// "conditioned response" is the term): the blank would ask half a term.
+func (a *asker) partOfTerm(s *sentence, b blank) bool {
+	answer := s.text[b.from:b.to]
+	before := strings.Fields(s.text[:b.from])
+	after := strings.Fields(s.text[b.to:])
+	var wider []string
+	if len(before) > 0 {
+		wider = append(wider, strings.Trim(before[len(before)-1], ",;:()\"")+" "+answer)
+	}
+	if len(after) > 0 {
+		wider = append(wider, answer+" "+strings.Trim(after[0], ".,;:()\""))
+	}
+	own := stemKey(answer, a.stem)
+	for _, w := range wider {
+		if k := stemKey(w, a.stem); k != own && (a.marked[k] || a.termKeys[k]) {
+			return true
+		}
+	}
+	return false
+}
+
 // clozePrompt is s with the blank at b, ending in a full stop. An
 // abbreviation of the answer in brackets right after the blank ("the
 // end diastolic volume (EDV) is") would give it away: it is left out of the
@@ -672,6 +705,9 @@ func clozePrompt(s *sentence, b blank) (string, []string) {
 	var alternatives []string
 	if m := bracketedAbbreviation.FindStringSubmatch(rest); m != nil && abbreviates(m[1], s.text[b.from:b.to]) {
 		rest = rest[len(m[0]):]
+		alternatives = []string{m[1]}
+	} else if m := bracketedAlias.FindStringSubmatch(rest); m != nil {
+		rest = rest[len(m[0]):] // "a polyribosome (or polysome)": the other name is right too
 		alternatives = []string{m[1]}
 	}
 	p := s.text[:b.from] + Blank + rest
@@ -684,6 +720,10 @@ func clozePrompt(s *sentence, b blank) (string, []string) {
 // bracketedAbbreviation matches an abbreviation in brackets at the start of
 // a text: " (EDV)".
 var bracketedAbbreviation = regexp.MustCompile(`^\s*\((\p{Lu}[\p{L}\p{N}]{1,7})\)`)
+
+// bracketedAlias matches another name in brackets at the start of a text:
+// " (or polysome)".
+var bracketedAlias = regexp.MustCompile(`^\s*\((?:or|also called|also known as) ([\p{L}\p{N}' -]{2,40})\)`)
 
 // abbreviations end sentences only in appearance.
 var abbreviations = map[string]bool{

@@ -31,7 +31,9 @@ var genericHeads = wordSet(`part parts role roles way ways thing things kind kin
 	method methods approach approaches question questions answer answers step steps stage stages condition conditions
 	situation situations circumstance circumstances state states change changes difference differences relation relations
 	character characters nature body bodies person persons people man men woman women one ones something anything everything
-	hundreds thousands millions billions trillions dozens scores heaps loads tons plenty speck specks bit bits`)
+	hundreds thousands millions billions trillions dozens scores heaps loads tons plenty speck specks bit bits
+	process processes end ends beginning subject subjects unit units interest interests calculation calculations
+	quantity quantities`)
 
 // genericModifiers are adjectives that add no subject matter: a phrase
 // made of them and a general noun is generic.
@@ -111,7 +113,9 @@ func kinship(lex *lexicon.Lexicon, answer, distractor string, stem stemmer) kin 
 	if stem(ha) != "" && stem(ha) == stem(hd) {
 		return headKin
 	}
-	if lex.Relate(answer, distractor) == lexicon.Siblings || lex.Relate(ha, hd) == lexicon.Siblings && !genericHeads[ha] {
+	// WordNet's kinship is trusted for one-word terms only: a phrase's
+	// rivals share its head ("labor supply", "labor demand").
+	if !strings.Contains(strings.TrimSpace(answer), " ") && (lex.Relate(answer, distractor) == lexicon.Siblings || lex.Relate(ha, hd) == lexicon.Siblings && !genericHeads[ha]) {
 		return familyKin
 	}
 	return notKin

@@ -37,8 +37,8 @@ var (
 	secondQuestion = regexp.MustCompile(`(?i)\?.*\S.*\?|\band (what|why|how|when|where|who|which)\b`)
 	// linkTarget matches what of a source span is not read as text: link
 	// targets, HTML tags and footnote references.
-	// abbreviationInBrackets matches " (EDV)" and the like.
-	abbreviationInBrackets = regexp.MustCompile(`\s*\(\p{Lu}[\p{L}\p{N}]{1,7}\)`)
+	// abbreviationInBrackets matches " (EDV)", " (or polysome)" and the like.
+	abbreviationInBrackets = regexp.MustCompile(`\s*\((\p{Lu}[\p{L}\p{N}]{1,7}|(or|also called|also known as) [\p{L}\p{N}' -]{2,40})\)`)
 	linkTarget             = regexp.MustCompile(`\]\([^)]*\)|<[^>]*>|\[\^[^\]]*\]`)
 )
 
@@ -120,15 +120,17 @@ func checkQuestion(text string, q studyloop.Question, stem stemmer, tags sentenc
 	case (q.Type == studyloop.QuestionCloze) != (blanks == 1 && q.Type != studyloop.QuestionMultipleChoice):
 		return errors.New("only cloze questions have a blank")
 	}
-	// A cloze may leave out the answer's bracketed abbreviation, which
-	// would give it away; the rest of the sentence must be as written.
-	source := normalize(abbreviationInBrackets.ReplaceAllString(linkTarget.ReplaceAllString(text[q.Source.Start:q.Source.End], " "), ""))
+	// A cloze may leave out the answer's bracketed abbreviation or other
+	// name, which would give it away; the rest must be as written.
+	written := linkTarget.ReplaceAllString(text[q.Source.Start:q.Source.End], " ")
+	source := normalize(written)
+	shortened := normalize(abbreviationInBrackets.ReplaceAllString(written, ""))
 	if !containsWords(source, normalize(answer)) {
 		return fmt.Errorf("answer %q not found in its source", answer)
 	}
 	if blanks == 1 {
 		filled := strings.Replace(prompt, Blank, answer, 1)
-		if !containsWords(source, normalize(filled)) {
+		if words := normalize(filled); !containsWords(source, words) && !containsWords(shortened, words) {
 			return errors.New("cloze with its answer filled in is not its source sentence")
 		}
 		from := strings.Index(prompt, Blank)
