@@ -239,26 +239,42 @@ func dropRunningLines(pages []string) []string {
 	out := make([]string, len(pages))
 	for i, p := range pages {
 		lines := strings.Split(p, "\n")
-		first, last := edgeLines(p)
-		lines = slices.DeleteFunc(lines, func(l string) bool {
-			k := runningKey(l)
-			return k != "" && count[k]*2 >= len(pages) && (l == first || l == last)
-		})
-		out[i] = cleanText(strings.Join(lines, "\n"))
+		first, last := edgeIndexes(lines)
+		running := func(j int) bool { k := runningKey(lines[j]); return k != "" && count[k]*2 >= len(pages) }
+		var kept []string
+		for j, l := range lines {
+			if (j == first || j == last) && running(j) {
+				continue // only the edges: a body line may repeat the header's words
+			}
+			kept = append(kept, l)
+		}
+		out[i] = cleanText(strings.Join(kept, "\n"))
 	}
 	return out
 }
 
 // edgeLines returns the first and last non-blank lines of page.
 func edgeLines(page string) (first, last string) {
-	for l := range strings.SplitSeq(page, "\n") {
+	lines := strings.Split(page, "\n")
+	f, l := edgeIndexes(lines)
+	if f < 0 {
+		return "", ""
+	}
+	return lines[f], lines[l]
+}
+
+// edgeIndexes returns the indexes of the first and last non-blank lines,
+// or -1 and -1.
+func edgeIndexes(lines []string) (first, last int) {
+	first, last = -1, -1
+	for j, l := range lines {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		if first == "" {
-			first = l
+		if first < 0 {
+			first = j
 		}
-		last = l
+		last = j
 	}
 	return first, last
 }

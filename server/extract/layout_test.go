@@ -63,6 +63,11 @@ func TestDropRunningLines(t *testing.T) {
 	if got[0] != "Helicase unwinds the helix." {
 		t.Errorf("page 0 = %q", got[0])
 	}
+	same := strings.Repeat("Cells divide.\n", 5)
+	kept := dropRunningLines([]string{same, same, same})
+	if strings.Count(kept[0], "Cells divide.") != 3 {
+		t.Errorf("pages of one repeated line keep %q, want the three inner lines", kept[0])
+	}
 	two := dropRunningLines(pages[:2])
 	if two[0] != pages[0] {
 		t.Errorf("two pages are too few to tell a running line: %q", two[0])
