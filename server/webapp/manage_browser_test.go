@@ -200,8 +200,9 @@ func TestBrowserManageStudy(t *testing.T) {
 }
 
 // TestBrowserChoiceKeys answers multiple-choice questions with the number
-// keys and rates them with 1-4, and checks that the page still works with
-// script off: choosing and rating by clicking.
+// keys and rates them with 1-4, checks that the page still works with
+// script off (choosing and rating by clicking), and finishes the session
+// in German with a typed gap marked wrong and overridden with I was right.
 func TestBrowserChoiceKeys(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
@@ -262,6 +263,19 @@ func TestBrowserChoiceKeys(t *testing.T) {
 		t.Errorf("the German practice link led to %s (%v)", loc, err)
 	}
 	screenshot(browser, "keys-practice-de")
+
+	// The gap typed wrong, then overridden: the summary counts it right.
+	browser.do("type the gap", chromedp.SendKeys(chromedp.ID("answer"), "Strahlen"))
+	browser.loads("send", chromedp.KeyEvent("\r"))
+	if verdict := browser.text("#verdict"); verdict != "Nicht ganz." {
+		t.Fatalf("a wrong gap: %q", verdict)
+	}
+	screenshot(browser, "keys-wrong-de")
+	browser.loads("override", chromedp.Click(chromedp.ID("override")))
+	if answered, right := browser.text("#sum-answered"), browser.text("#sum-right"); answered != "3" || right != "3" {
+		t.Errorf("summary: %s answered, %s right; want 3 and 3", answered, right)
+	}
+	screenshot(browser, "keys-summary-de")
 }
 
 // emulateScriptOff turns script execution in the page off or on.
