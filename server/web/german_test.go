@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,7 +15,8 @@ import (
 // to the same page in English, and a signed-out visit returns to the
 // German page after sign-in.
 func TestGermanApp(t *testing.T) {
-	s := startAuthServer(t, storetest.Open(t, "sqlite"), nil)
+	db := storetest.Open(t, "sqlite")
+	s := startAuthServer(t, db, nil)
 	b := newBrowser(t, s)
 	if p := b.get(t, "/de/app/account"); p.status != http.StatusSeeOther || p.location != s.base+"/signin?next=%2Fde%2Fapp%2Faccount" {
 		t.Fatalf("signed out: %d %q", p.status, p.location)
@@ -51,5 +53,17 @@ func TestGermanApp(t *testing.T) {
 	}
 	if p := b.get(t, "/de/app/account"); !strings.Contains(p.body, "Dein Passwort ist geändert.") {
 		t.Fatal("the confirmation is not in German")
+	}
+
+	// Another student's study is as missing in German as in English.
+	bob := storetest.User(t, db)
+	st, err := db.CreateStudy(context.Background(), bob, "Bob's notes", "Bob's notes on cells.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/de/app/studies/" + st.ID, "/de/app/studies/" + st.ID + "/practice", "/app/studies/" + st.ID} {
+		if p := b.get(t, path); p.status != http.StatusNotFound || strings.Contains(p.body, "Bob's notes") {
+			t.Errorf("GET %s of another student's study: %d", path, p.status)
+		}
 	}
 }
