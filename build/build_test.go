@@ -30,6 +30,8 @@ var dynamicRoutes = []string{
 	"/api/health",
 	"/app",
 	"/app/assistants",
+	"/de/app",
+	"/de/app/assistants",
 	"/signin",
 	"/.well-known/oauth-authorization-server",
 	"/.well-known/oauth-authorization-server/mcp",

@@ -239,7 +239,7 @@ var german = map[string]string{
 	"%dd":                  "%d T.",
 	"%dmo":                 "%d Mon.",
 	"%dy":                  "%d J.",
-	"Rate your answer: again, hard, good or easy.":                                "Bewerte deine Antwort: Nochmal, Schwer, Gut oder Einfach.",
+	"Rate your answer: again, hard, good or easy.":                                "Bewerte deine Antwort: Nochmal, Schwer, Gut oder Leicht.",
 	"No such topic in this study.":                                                "Dieses Thema gibt es in dieser Lerneinheit nicht.",
 	"The answer names no question.":                                               "Die Antwort nennt keine Frage.",
 	"Study text is %s characters long; the limit is %s characters.":               "Der Text hat %s Zeichen; erlaubt sind %s Zeichen.",
