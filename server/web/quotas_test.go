@@ -1,12 +1,16 @@
 package web_test
 
 import (
+	"bytes"
 	"net/http"
+	"os"
 	"net/url"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/studyloop/studyloop/server/extract"
+	"github.com/studyloop/studyloop/server/extract/extracttest"
 	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/store/storetest"
 )
@@ -58,4 +62,43 @@ func TestStudyQuotaOnBothSurfaces(t *testing.T) {
 			t.Errorf("Retry-After %q, want about an hour", p.header.Get("Retry-After"))
 		}
 	})
+}
+
+// TestUploadQuotaInTheWebApp: with QUOTA_UPLOAD_PAGES_PER_DAY=3, a PDF of
+// two pages is accepted, and a second one, which would make four, is
+// refused with 429, Retry-After and a message saying when to try again;
+// nothing is stored for it.
+func TestUploadQuotaInTheWebApp(t *testing.T) {
+	if err := extract.New(nil).PDFAvailable(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	pdf := extracttest.PDF(t, []extracttest.Page{{Lines: []string{"Mitosis divides a nucleus."}}, {Lines: []string{"Meiosis makes gametes."}}}, nil)
+	db := storetest.Open(t, "sqlite")
+	s := startAuthServer(t, db, map[string]string{"QUOTA_UPLOAD_PAGES_PER_DAY": "3"})
+	b := newBrowser(t, s)
+	b.signUp(t, "", "ada@example.com", "long enough password")
+	csrf := b.get(t, "/app").csrf(t)
+	upload := func() page {
+		body, contentType := multipartBody(t, map[string]string{"csrf_token": csrf, "title": "Cells"}, "pdf", pdf)
+		req, _ := http.NewRequest(http.MethodPost, s.base+"/app/studies/pdf", bytes.NewReader(body))
+		req.Header.Set("Content-Type", contentType)
+		return b.do(t, req)
+	}
+	if p := upload(); p.status != http.StatusSeeOther {
+		t.Fatalf("first upload: %d %.300s", p.status, p.body)
+	}
+	p := upload()
+	if p.status != http.StatusTooManyRequests || !strings.Contains(p.body, "Quota reached: this upload would pass the 3 pages and photos a day this account may upload. Try again in 24 hours") {
+		t.Fatalf("second upload: %d, want 429 with the quota message: %.600s", p.status, p.body)
+	}
+	if p.header.Get("Retry-After") == "" {
+		t.Error("no Retry-After")
+	}
+	n, err := db.NewSelect().Table("studies").Count(t.Context())
+	if err != nil || n != 1 {
+		t.Fatalf("%d studies stored (%v), want 1", n, err)
+	}
 }
