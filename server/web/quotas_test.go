@@ -3,8 +3,8 @@ package web_test
 import (
 	"bytes"
 	"net/http"
-	"os"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
