@@ -85,16 +85,9 @@ func (db *DB) EditQuestion(ctx context.Context, userID int64, studyID string, qu
 	if e, err = e.Clean(q.Type); err != nil {
 		return err
 	}
-	choices, alternatives := "[]", "[]"
-	if e.Choices != nil {
-		choices = mustJSON(e.Choices)
-	}
-	if e.Alternatives != nil {
-		alternatives = mustJSON(e.Alternatives)
-	}
 	res, err := db.NewUpdate().Table("questions").
 		Set("prompt = ?", e.Prompt).Set("answer = ?", e.Answer).
-		Set("choices = ?", choices).Set("alternatives = ?", alternatives).
+		Set("choices = ?", jsonList(e.Choices)).Set("alternatives = ?", jsonList(e.Alternatives)).
 		Where(ownQuestion, questionID, studyID, userID).Exec(ctx)
 	return oneRow(res, err, "edit question")
 }
@@ -172,7 +165,12 @@ func oneRow(res interface{ RowsAffected() (int64, error) }, err error, what stri
 	return nil
 }
 
-func mustJSON(v []string) string {
+// jsonList encodes a list of texts as a questions column holds it: a JSON
+// array, [] for none.
+func jsonList(v []string) string {
+	if v == nil {
+		return "[]"
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(err) // a []string always encodes

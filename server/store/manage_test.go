@@ -335,3 +335,23 @@ func TestQuestionSource(t *testing.T) {
 		wantCode(t, "mallory reads", err, studyloop.ENOTFOUND)
 	})
 }
+
+func TestGeneratedAlternativesAreKept(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		alice := mustStudent(t, db, "alice@example.com")
+		text := "Ribosomes (the protein factories) build proteins."
+		_, qs := mustCompleteStudy(t, db, alice, "Cells", text, studyloop.Extraction{
+			Topics: []studyloop.Topic{{Parent: -1, Title: "Cells", Span: studyloop.Span{End: len(text)}}},
+			Questions: []studyloop.Question{
+				{Type: studyloop.QuestionCloze, Prompt: "_____ build proteins.", Answer: "Ribosomes", Alternatives: []string{"the protein factories"}},
+				{Type: studyloop.QuestionCloze, Prompt: "Ribosomes build _____.", Answer: "proteins"},
+			},
+		})
+		if got := strings.Join(qs[0].Alternatives, "|"); got != "the protein factories" {
+			t.Errorf("alternatives %q, want the generator's", got)
+		}
+		if len(qs[1].Alternatives) != 0 {
+			t.Errorf("alternatives %q, want none", qs[1].Alternatives)
+		}
+	})
+}

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -628,14 +627,6 @@ func insertTopics(ctx context.Context, tx bun.Tx, studyID string, topics []study
 func insertQuestions(ctx context.Context, tx bun.Tx, studyID string, topicIDs []int64, questions []studyloop.Question) error {
 	rows := make([]questionRow, len(questions))
 	for i, q := range questions {
-		choices := q.Choices
-		if choices == nil {
-			choices = []string{}
-		}
-		encoded, err := json.Marshal(choices)
-		if err != nil {
-			return err
-		}
 		rows[i] = questionRow{
 			StudyID:      studyID,
 			TopicID:      topicIDs[q.Topic],
@@ -643,10 +634,10 @@ func insertQuestions(ctx context.Context, tx bun.Tx, studyID string, topicIDs []
 			Type:         string(q.Type),
 			Prompt:       q.Prompt,
 			Answer:       q.Answer,
-			Choices:      string(encoded),
+			Choices:      jsonList(q.Choices),
 			SpanStart:    q.Source.Start,
 			SpanEnd:      q.Source.End,
-			Alternatives: "[]",
+			Alternatives: jsonList(q.Alternatives),
 		}
 	}
 	for chunk := range slices.Chunk(rows, insertChunk) {
