@@ -23,6 +23,12 @@ func init() {
 		ExpiresAt     time.Time `bun:"expires_at,notnull"`
 		UsedAt        time.Time `bun:"used_at,nullzero"`
 	}
+	type sessionBefore struct {
+		bun.BaseModel `bun:"table:sessions"`
+		Token         string    `bun:"token,pk"`
+		Data          []byte    `bun:"data,notnull"`
+		Expiry        time.Time `bun:"expiry,notnull"`
+	}
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
 		steps := []func() error{
 			func() error {
@@ -55,16 +61,18 @@ func init() {
 		}
 		return nil
 	}, func(ctx context.Context, db *bun.DB) error {
-		steps := []string{
-			`DROP TABLE IF EXISTS password_resets`,
-			`DROP INDEX IF EXISTS sessions_user_id_idx`,
-			`ALTER TABLE sessions DROP COLUMN user_id`,
+		// SQLite cannot drop a column with a foreign key, and sessions are
+		// disposable: the table goes back to its first shape, empty.
+		if _, err := db.NewDropTable().Model((*passwordReset)(nil)).IfExists().Exec(ctx); err != nil {
+			return err
 		}
-		for _, q := range steps {
-			if _, err := db.ExecContext(ctx, q); err != nil {
-				return err
-			}
+		if _, err := db.NewDropTable().Table("sessions").IfExists().Exec(ctx); err != nil {
+			return err
 		}
-		return nil
+		if _, err := db.NewCreateTable().Model((*sessionBefore)(nil)).Exec(ctx); err != nil {
+			return err
+		}
+		_, err := db.NewCreateIndex().Model((*sessionBefore)(nil)).Index("sessions_expiry_idx").Column("expiry").Exec(ctx)
+		return err
 	})
 }
