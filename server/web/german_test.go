@@ -1,7 +1,9 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strings"
@@ -53,6 +55,21 @@ func TestGermanApp(t *testing.T) {
 	}
 	if p := b.get(t, "/de/app/account"); !strings.Contains(p.body, "Dein Passwort ist geändert.") {
 		t.Fatal("the confirmation is not in German")
+	}
+
+	// An upload refused in German: the multipart body passes through the
+	// German routes, and the refusal stands in the PDF form (beside the
+	// file field; at the form's top on a server without poppler).
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("csrf_token", b.get(t, "/de/app").csrf(t)) //nolint:errcheck // in memory
+	fw, _ := mw.CreateFormFile("pdf", "notes.pdf")
+	fw.Write([]byte("not a PDF at all")) //nolint:errcheck // in memory
+	mw.Close()
+	req, _ := http.NewRequest(http.MethodPost, s.base+"/de/app/studies/pdf", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	if p := b.do(t, req); p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, `role="alert" id="pdf-`) || !strings.Contains(p.body, `<html lang="de">`) {
+		t.Fatalf("German upload refusal: %d %.300s", p.status, p.body)
 	}
 
 	// Another student's study is as missing in German as in English.
