@@ -43,17 +43,18 @@ type QuestionEdit struct {
 // Clean returns the edit with every text trimmed and inner whitespace of
 // answers, choices and alternatives collapsed, blank alternatives and
 // repeats dropped, after checking it for a question of type t. It returns
-// an *Error with code EINVALID naming the first problem: a blank or
+// an *Error with code EINVALID naming the first problem and its field
+// (prompt, answer, choices or alternatives): a blank or
 // too-long prompt or answer, too many or too long alternatives, invalid
 // UTF-8 or control characters, or, for multiple choice, two to six
 // different choices that include the answer.
 func (e QuestionEdit) Clean(t QuestionType) (QuestionEdit, error) {
 	out := QuestionEdit{Prompt: strings.TrimSpace(e.Prompt), Answer: oneLine(e.Answer)}
 	if err := checkField("The question", out.Prompt, MaxPromptChars, true); err != nil {
-		return QuestionEdit{}, err
+		return QuestionEdit{}, err.In("prompt")
 	}
 	if err := checkField("The answer", out.Answer, MaxAnswerChars, false); err != nil {
-		return QuestionEdit{}, err
+		return QuestionEdit{}, err.In("answer")
 	}
 	for _, a := range e.Alternatives {
 		a = oneLine(a)
@@ -61,12 +62,12 @@ func (e QuestionEdit) Clean(t QuestionType) (QuestionEdit, error) {
 			continue
 		}
 		if err := checkField("An accepted answer", a, MaxAlternativeChars, false); err != nil {
-			return QuestionEdit{}, err
+			return QuestionEdit{}, err.In("alternatives")
 		}
 		out.Alternatives = append(out.Alternatives, a)
 	}
 	if len(out.Alternatives) > MaxAlternatives {
-		return QuestionEdit{}, Errorf(EINVALID, "At most %d other accepted answers; got %d.", MaxAlternatives, len(out.Alternatives))
+		return QuestionEdit{}, Errorf(EINVALID, "At most %d other accepted answers; got %d.", MaxAlternatives, len(out.Alternatives)).In("alternatives")
 	}
 	if t != QuestionMultipleChoice {
 		return out, nil
@@ -76,18 +77,18 @@ func (e QuestionEdit) Clean(t QuestionType) (QuestionEdit, error) {
 			continue
 		}
 		if err := checkField("A choice", c, MaxAnswerChars, false); err != nil {
-			return QuestionEdit{}, err
+			return QuestionEdit{}, err.In("choices")
 		}
 		if slices.Contains(out.Choices, c) {
-			return QuestionEdit{}, Errorf(EINVALID, "The choice %q is listed twice.", c)
+			return QuestionEdit{}, Errorf(EINVALID, "The choice %q is listed twice.", c).In("choices")
 		}
 		out.Choices = append(out.Choices, c)
 	}
 	switch {
 	case len(out.Choices) < 2 || len(out.Choices) > 6:
-		return QuestionEdit{}, Errorf(EINVALID, "A multiple-choice question needs 2 to 6 choices; got %d.", len(out.Choices))
+		return QuestionEdit{}, Errorf(EINVALID, "A multiple-choice question needs 2 to 6 choices; got %d.", len(out.Choices)).In("choices")
 	case !slices.Contains(out.Choices, out.Answer):
-		return QuestionEdit{}, Errorf(EINVALID, "The answer %q must be one of the choices.", out.Answer)
+		return QuestionEdit{}, Errorf(EINVALID, "The answer %q must be one of the choices.", out.Answer).In("choices")
 	}
 	return out, nil
 }
@@ -98,7 +99,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // checkField checks one text of a question: not blank, valid UTF-8,
 // without control characters (line breaks allowed where multiline), at most
 // limit characters.
-func checkField(name, s string, limit int, multiline bool) error {
+func checkField(name, s string, limit int, multiline bool) *Error {
 	switch {
 	case s == "":
 		return Errorf(EINVALID, "%s must not be empty.", name)

@@ -201,19 +201,27 @@ func (a *App) EditQuestionPage() http.Handler {
 			a.fail(w, r, err)
 			return
 		}
-		a.renderEditQuestion(w, r, http.StatusOK, q, studyloop.QuestionEdit{Prompt: q.Prompt, Answer: q.Answer, Choices: q.Choices, Alternatives: q.Alternatives}, "")
+		a.renderEditQuestion(w, r, http.StatusOK, q, studyloop.QuestionEdit{Prompt: q.Prompt, Answer: q.Answer, Choices: q.Choices, Alternatives: q.Alternatives}, nil)
 	})
 }
 
-func (a *App) renderEditQuestion(w http.ResponseWriter, r *http.Request, status int, q studyloop.Question, e studyloop.QuestionEdit, problem string) {
+// renderEditQuestion shows the edit form with e's values and, when the
+// edit was refused, why: beside its field, or above the form.
+func (a *App) renderEditQuestion(w http.ResponseWriter, r *http.Request, status int, q studyloop.Question, e studyloop.QuestionEdit, refused error) {
 	list := studyURL(q.StudyID) + "/questions"
 	p := templates.EditQuestionProps{
-		Page:      templates.PageProps{Title: "Edit question", SignedIn: true, Error: problem},
+		Page:      templates.PageProps{Title: "Edit question", SignedIn: true},
 		CSRFToken: a.sessions.CSRFToken(r.Context()),
 		ActionURL: list + "/" + strconv.FormatInt(q.ID, 10), CancelURL: list,
 		Label:  typeLabel(q.Type),
 		Prompt: e.Prompt, Answer: e.Answer, Alternatives: strings.Join(e.Alternatives, "\n"),
 		MultipleChoice: q.Type == studyloop.QuestionMultipleChoice,
+	}
+	if refused != nil {
+		p.Problem, p.ProblemField = studyloop.ErrorMessage(refused), studyloop.ErrorField(refused)
+		if p.ProblemField == "" || (p.ProblemField == "choices" && !p.MultipleChoice) {
+			p.Page.Error, p.Problem = p.Problem, ""
+		}
 	}
 	if p.MultipleChoice {
 		p.Choices = append(p.Choices, e.Choices...)
@@ -251,7 +259,7 @@ func (a *App) EditQuestion() http.Handler {
 				a.fail(w, r, qerr)
 				return
 			}
-			a.renderEditQuestion(w, r, http.StatusUnprocessableEntity, q, e, studyloop.ErrorMessage(err))
+			a.renderEditQuestion(w, r, http.StatusUnprocessableEntity, q, e, err)
 			return
 		}
 		if err != nil {

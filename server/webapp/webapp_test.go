@@ -494,7 +494,7 @@ func TestManageStudy(t *testing.T) {
 			t.Fatalf("edit form: %s", p.body)
 		}
 		bad := alice.post(qURL, url.Values{"csrf_token": {token}, "prompt": {"Which colour is fire?"}, "answer": {"Orange"}, "choice": {"Blue", "Red", "", ""}})
-		if bad.status != http.StatusUnprocessableEntity || !strings.Contains(bad.body, "must be one of the choices") || !strings.Contains(bad.body, "Which colour is fire?") {
+		if bad.status != http.StatusUnprocessableEntity || !regexp.MustCompile(`id="choices-error">[^<]*must be one of the choices`).MatchString(bad.body) || !strings.Contains(bad.body, "Which colour is fire?") {
 			t.Errorf("bad edit: %d %s", bad.status, bad.body)
 		}
 		good := alice.post(qURL, url.Values{"csrf_token": {token}, "prompt": {"Which colour is fire?"}, "answer": {"Orange"}, "choice": {"Blue", "Orange", "Red", ""}, "alternatives": {"amber\r\n\r\nflame orange"}})
