@@ -76,9 +76,9 @@ var quantifiers = wordSet(`each both either neither`)
 // alone, as a pronoun.
 var pronounFollowers = wordSet(`is are was were has have had of can could will would may might must does do did`)
 
-// contextFree are the words after which an opening "this" or "that" points
-// forward, not back ("This way, ...").
-var contextFree = wordSet(`way means`)
+// contextFree are the words after which "this", "that" or "such" points
+// forward, not back ("This way, ...", "such as").
+var contextFree = wordSet(`way means as that`)
 
 // needsContext reports whether prompt (a question or a cloze sentence)
 // depends on a sentence before it: it opens with a pronoun, a connective,
@@ -127,7 +127,7 @@ func needsContext(prompt string) bool {
 // demonstrative matches "this", "these" or "those" before a word inside a
 // sentence ("uses these molecules"): the thing it names was introduced
 // earlier. "This way" and "by this means" point forward and are allowed.
-var demonstrative = regexp.MustCompile(`(?i)\b(this|these|those)\s+(\pL+|_____)`)
+var demonstrative = regexp.MustCompile(`(?i)\b(this|these|those|such)\s+(\pL+|_____)`)
 
 // backPointer matches phrases that lean on an earlier sentence wherever
 // they stand: "in that case", "for example", a narrative's "she" or "him",
@@ -390,6 +390,8 @@ func splitsPhrase(q studyloop.Question, tags sentenceTagger) bool {
 			return true // "..., _____ to stall": a participle clause, not a term
 		case (prev.Text == "and" || prev.Text == "or") && first >= 2 && strings.HasPrefix(toks[first-2].Tag, "JJ"):
 			return true // "the pulmonary and _____": the blank shares its noun
+		case (prev.Text == "and" || prev.Text == "or") && first >= 2 && strings.HasPrefix(toks[first-2].Tag, "NN") && last > first:
+			return true // "supply or _____" for "demand curve": "supply" shares "curve"
 		}
 	}
 	if last+1 < len(toks) {

@@ -109,6 +109,9 @@ func TestPrecisionChecks(t *testing.T) {
 		{"answer guessable", cloze("The opposite of hyperthermia is called _____.", "hypothermia"), true},
 		{"answer guessable", cloze("Blood leaves the left _____ through the aorta.", "ventricle"), false},
 		{"needs earlier sentence", cloze("In that case, the _____ hears the squeak.", "cat"), true},
+		{"needs earlier sentence", cloze("Any such increase raises the _____.", "stroke volume"), true},
+		{"needs earlier sentence", cloze("Organelles such as the _____ make ATP.", "mitochondria"), false},
+		{"blank splits a phrase", cloze("A shift of the supply or _____ changes the price.", "demand curve"), true},
 		{"needs earlier sentence", cloze("The trainer rewards her whenever the _____ sits.", "dog"), true},
 		{"points at figure or chapter", cloze("Elasticity between points A and B is a different _____.", "calculation"), true},
 	}

@@ -87,6 +87,7 @@ type asker struct {
 	// minRecur is how often an unmarked phrase must recur to be a term.
 	minRecur int
 	checked  map[checkKey]error // check's verdicts so far
+	aliases  aliases            // the other names the study gives things
 	rivals   map[[2]string]kin  // rival's verdicts so far
 	used     map[studyloop.Span]bool
 	stem     stemmer
@@ -161,7 +162,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 		text: text, opts: opts, stem: stem, seen: newDedup(stem), pool: map[string][]phrase{}, groups: map[int][]fact{},
 		used: map[studyloop.Span]bool{}, tagged: map[string][]token.Token{}, lex: lexicon.Default(),
 		recur: map[string]int{}, units: map[string]int{}, termKeys: map[string]bool{}, marked: map[string]bool{}, asked: map[string]int{}, offered: map[string]int{},
-		checked: map[checkKey]error{}, rivals: map[[2]string]kin{},
+		checked: map[checkKey]error{}, aliases: findAliases(strings.ReplaceAll(text, "**", "")), rivals: map[[2]string]kin{},
 	}
 	words := 0
 	a.unitCount = len(units)
@@ -179,6 +180,8 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 	for _, u := range units {
 		u.facts = slices.DeleteFunc(u.facts, func(f fact) bool {
 			switch f.kind {
+			case factDefinition:
+				return strings.HasPrefix(f.def, "See ") // a cross-reference, not a definition
 			case factPair:
 				return !a.termPair(f)
 			case factCell:
@@ -299,7 +302,8 @@ func (a *asker) take(ctx context.Context, u *unit, want int, lists [][]studyloop
 }
 
 // accept adds q to the study unless it fails a check, repeats a question
-// or its source, or offers a wrong choice offered too often already.
+// or its source, or offers a wrong choice offered too often already. The
+// other names the study gives its answer become accepted answers.
 func (a *asker) accept(q studyloop.Question) bool {
 	// One question per sentence or fact: asking the same thing twice, even
 	// in two forms, is a near-duplicate.
@@ -313,6 +317,13 @@ func (a *asker) accept(q studyloop.Question) bool {
 	}
 	if _, dup := a.seen.add(q.Prompt, q.Answer); dup {
 		return false
+	}
+	if q.Type != studyloop.QuestionMultipleChoice {
+		for _, o := range a.aliases.of(q.Answer) {
+			if !slices.Contains(q.Alternatives, o) {
+				q.Alternatives = append(q.Alternatives, o)
+			}
+		}
 	}
 	a.used[q.Source] = true
 	a.asked[answerKey(q.Answer)]++
@@ -387,7 +398,7 @@ func (a *asker) shortAnswers(u *unit, n int) []studyloop.Question {
 // mass noun's ("a literate programming") wrong.
 func askDefinition(term, def string) string {
 	first, _, _ := strings.Cut(strings.TrimSpace(def), " ")
-	if strings.EqualFold(first, "to") {
+	if strings.EqualFold(first, "to") && !strings.Contains(term, " ") && !strings.HasSuffix(term, "ing") && !strings.HasSuffix(term, "ed") {
 		return "What does it mean to " + term + "?"
 	}
 	return "What does “" + term + "” mean?"
@@ -749,7 +760,7 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 		if len(picked) == 3 || p.class != b.class || p.key == b.key || !plainWord(p.text) || !a.distractorTerm(p) || instructionOpeners[strings.ToLower(firstWord(p.text))] {
 			return
 		}
-		if a.offered[answerKey(p.text)] >= maxDistractorUses || a.rival(q.Answer, p.text) != want {
+		if a.offered[answerKey(p.text)] >= maxDistractorUses || a.rival(q.Answer, p.text) != want || a.aliases.same(q.Answer, p.text) {
 			return
 		}
 		// Of a like length, so the answer does not stand out.
@@ -830,7 +841,7 @@ func (a *asker) multipleChoice(u *unit, src clozeSource, n int) []studyloop.Ques
 			if f.kind == factCell {
 				v = trimEnd(c.def)
 			}
-			if a.offered[answerKey(v)] >= maxDistractorUses || tooClose(a.lex, answer, v) {
+			if a.offered[answerKey(v)] >= maxDistractorUses || tooClose(a.lex, answer, v) || a.aliases.same(answer, v) {
 				continue
 			}
 			k := stemKey(v, a.stem)

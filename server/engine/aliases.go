@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Material names many things twice: "heart rate (HR)", "a polyribosome
+// (or polysome)", "classical conditioning, also called Pavlovian
+// conditioning". A student who types either name is right, and a choice
+// that is the other name is a second right answer. aliases collects the
+// pairs a study states.
+
+var (
+	// bracketedName matches "<words> (<other name>)": an abbreviation or
+	// "or", "also called", "also known as" and a name.
+	bracketedName = regexp.MustCompile(`([\p{L}\p{N}'-]+(?: [\p{L}\p{N}'-]+){0,5}) \((?:(?:or|also called|also known as|i\.e\.,?) )?([\p{L}\p{N}' -]{2,40})\)`)
+	// calledName matches "<words>, also called <name>" and the like.
+	calledName = regexp.MustCompile(`([\p{L}\p{N}'-]+(?: [\p{L}\p{N}'-]+){0,5}),? (?:also called|also known as|otherwise known as|sometimes called) ([\p{L}\p{N}'-]+(?: [\p{L}\p{N}'-]+){0,4})`)
+)
+
+// aliases maps an answer key (see answerKey) to the other names the study
+// gives the same thing.
+type aliases map[string][]string
+
+// findAliases reads the pairs of names text states. An abbreviation pairs
+// with the words it abbreviates (the last few before the bracket); "or" and
+// "also called" pair with as many words before them as the other name has,
+// give or take one, ending at the bracket.
+func findAliases(text string) aliases {
+	al := aliases{}
+	add := func(a, b string) {
+		a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+		if a == "" || b == "" || strings.EqualFold(a, b) {
+			return
+		}
+		ka := answerKey(a)
+		if !slices.Contains(al[ka], b) {
+			al[ka] = append(al[ka], b)
+		}
+		kb := answerKey(b)
+		if !slices.Contains(al[kb], a) {
+			al[kb] = append(al[kb], a)
+		}
+	}
+	for _, m := range bracketedName.FindAllStringSubmatch(text, -1) {
+		words := strings.Fields(m[1])
+		other := strings.TrimSpace(m[2])
+		if isAcronym(other) {
+			for k := 1; k <= len(words); k++ {
+				if long := strings.Join(words[len(words)-k:], " "); abbreviates(other, long) {
+					add(long, other)
+					break
+				}
+			}
+			continue
+		}
+		if strings.Contains(m[0], "(or ") || strings.Contains(m[0], "(also ") {
+			n := len(strings.Fields(other))
+			add(strings.Join(words[max(0, len(words)-n):], " "), other)
+		}
+	}
+	for _, m := range calledName.FindAllStringSubmatch(text, -1) {
+		words := strings.Fields(m[1])
+		n := len(strings.Fields(m[2]))
+		add(strings.Join(words[max(0, len(words)-n):], " "), m[2])
+	}
+	return al
+}
+
+// of returns the other names of answer.
+func (al aliases) of(answer string) []string {
+	return al[answerKey(answer)]
+}
+
+// same reports whether a and b name the same thing in the study.
+func (al aliases) same(a, b string) bool {
+	kb := answerKey(b)
+	for _, o := range al.of(a) {
+		if answerKey(o) == kb {
+			return true
+		}
+	}
+	return false
+}
