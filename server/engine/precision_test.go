@@ -3,6 +3,7 @@ package engine
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/studyloop/studyloop/server/lexicon"
@@ -257,5 +258,23 @@ func TestClozeLeavesOutAnswersOtherName(t *testing.T) {
 		if !found {
 			t.Errorf("no cloze for %q among %+v", tt.answer, ex.Questions)
 		}
+	}
+}
+
+// TestAnaphoricSentenceNotAsked: "The bulges ..." right after the sentence
+// that introduced the bulges means nothing alone, while a sentence opening
+// with a term of the study stands on its own.
+func TestAnaphoricSentenceNotAsked(t *testing.T) {
+	text := "# Tides\n\nThe Moon's gravity raises two bulges of ocean water on opposite sides of the Earth. " +
+		"The bulges travel around the planet once every lunar day. " +
+		"A spring tide comes when the Sun and the Moon line up at new moon and full moon."
+	ex := generate(t, mustOffline(t), text)
+	for _, q := range ex.Questions {
+		if strings.HasPrefix(q.Prompt, "The bulges") || strings.HasPrefix(q.Prompt, "The _____ travel") {
+			t.Errorf("asked the anaphoric sentence: %q", q.Prompt)
+		}
+	}
+	if len(ex.Questions) == 0 {
+		t.Error("no questions at all")
 	}
 }
