@@ -233,7 +233,9 @@ func BenchmarkNegotiatedPageOverHTTP(b *testing.B) {
 			defer siteSrv.Close()
 			baseSrv := httptest.NewServer(copyHandler(want.Code, want.Header(), want.Body.Bytes()))
 			defer baseSrv.Close()
-			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+			// The client sends only the benchmark's headers: no Accept-Encoding of
+			// its own, which would compress the site's answer and not the baseline's.
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1, DisableCompression: true}}
 			newReq := func(base string) *http.Request {
 				req, err := http.NewRequest(http.MethodGet, base+br.path, nil)
 				if err != nil {
