@@ -253,6 +253,9 @@ func printSample(w io.Writer, studies []study, n int, seed uint64) {
 		if len(r.q.Choices) > 0 {
 			fmt.Fprintf(w, "Choices: %s\n", strings.Join(r.q.Choices, " | "))
 		}
+		if len(r.q.Alternatives) > 0 {
+			fmt.Fprintf(w, "Also accepted: %s\n", strings.Join(r.q.Alternatives, " | "))
+		}
 		src := strings.Join(strings.Fields(r.s.text[r.q.Source.Start:r.q.Source.End]), " ")
 		fmt.Fprintf(w, "Source: %s\n\n", src)
 	}
