@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -68,4 +70,24 @@ func isStated(prompt string) bool {
 		}
 	}
 	return false
+}
+
+// TestShuffleInSpreadsTheAnswer: over many prompts the right choice lands
+// in every position about equally often, and one prompt always gets the
+// same order.
+func TestShuffleInSpreadsTheAnswer(t *testing.T) {
+	var positions [4]int
+	for i := range 400 {
+		prompt := "Question number " + strconv.Itoa(i) + " asks for a _____."
+		choices := shuffleIn(prompt, "answer", []string{"one", "two", "three"})
+		if again := shuffleIn(prompt, "answer", []string{"one", "two", "three"}); !slices.Equal(choices, again) {
+			t.Fatalf("two orders for one prompt: %q, %q", choices, again)
+		}
+		positions[slices.Index(choices, "answer")]++
+	}
+	for i, n := range positions {
+		if n < 50 {
+			t.Errorf("answer at position %d in %d of 400 questions", i, n)
+		}
+	}
 }

@@ -527,9 +527,10 @@ func speaksToReader(prompt string) bool {
 	return false
 }
 
-// answerWordInPrompt reports whether a content word of a several-word
-// answer (other than the blank itself) shows in the prompt: "... monitor
-// baroreceptor firing ... called the _____" for "baroreceptor reflex".
+// answerWordInPrompt reports whether a modifier of a several-word answer
+// shows in the prompt: "... monitor baroreceptor firing ... called the
+// _____" for "baroreceptor reflex". The head noun may: it names the kind
+// the question asks for.
 func answerWordInPrompt(q studyloop.Question, stem stemmer) bool {
 	words := strings.Fields(q.Answer)
 	if len(words) < 2 || len(words) > 8 || q.Type == studyloop.QuestionShortAnswer {
@@ -539,8 +540,12 @@ func answerWordInPrompt(q studyloop.Question, stem stemmer) bool {
 	for _, st := range contentStems(strings.ReplaceAll(q.Prompt, Blank, " "), stem) {
 		prompt[st] = true
 	}
-	for _, w := range words {
-		w = strings.ToLower(strings.Trim(w, ".,;:()'\""))
+	for i, w := range words {
+		w = strings.Trim(w, ".,;:()'\"")
+		if i == len(words)-1 || isAcronym(w) {
+			continue // the head names the kind ("the two DNA strands ... the _____" for "antisense strand"); "RNA" is every sentence's
+		}
+		w = strings.ToLower(w)
 		if utf8.RuneCountInString(w) < 4 || isStopWord(w) {
 			continue
 		}
