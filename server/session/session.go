@@ -37,8 +37,9 @@ const (
 
 // Session keys.
 const (
-	keyUserID = "user_id"
-	keyCSRF   = "csrf"
+	keyUserID     = "user_id"
+	keySignedInAt = "signed_in_at" // Unix nanoseconds
+	keyCSRF       = "csrf"
 )
 
 // Options configures a Manager. A nil *Options means all defaults.
@@ -62,11 +63,11 @@ type Manager struct {
 }
 
 // Store keeps sessions, each with the account signed in to it (0: no
-// one), so that all of an account's sessions can be ended at once (as
-// store.DB.SetPassword does). store.DB.Sessions() implements it.
+// one) and when, so that all of an account's sessions can be ended at
+// once (as store.DB.SetPassword does). store.DB.Sessions() implements it.
 type Store interface {
 	FindCtx(ctx context.Context, token string) ([]byte, bool, error)
-	CommitUserCtx(ctx context.Context, token string, userID int64, data []byte, expiry time.Time) error
+	CommitUserCtx(ctx context.Context, token string, userID int64, signedIn time.Time, data []byte, expiry time.Time) error
 	DeleteCtx(ctx context.Context, token string) error
 }
 
@@ -112,7 +113,7 @@ func New(store Store, opts *Options) *Manager {
 }
 
 // userStore adapts a Store to scs: a committed session is stored with the
-// user id found in its data.
+// user id and sign-in time found in its data.
 type userStore struct {
 	store Store
 	codec scs.Codec
@@ -128,7 +129,11 @@ func (u userStore) CommitCtx(ctx context.Context, token string, data []byte, exp
 		return err
 	}
 	userID, _ := values[keyUserID].(int64)
-	return u.store.CommitUserCtx(ctx, token, userID, data, expiry)
+	var signedIn time.Time
+	if nanos, ok := values[keySignedInAt].(int64); ok {
+		signedIn = time.Unix(0, nanos)
+	}
+	return u.store.CommitUserCtx(ctx, token, userID, signedIn, data, expiry)
 }
 
 func (u userStore) DeleteCtx(ctx context.Context, token string) error {
@@ -180,6 +185,7 @@ func (m *Manager) SignIn(ctx context.Context, userID int64) error {
 		return err
 	}
 	m.scs.Put(ctx, keyUserID, userID)
+	m.scs.Put(ctx, keySignedInAt, time.Now().UnixNano())
 	m.scs.Remove(ctx, keyCSRF)
 	return nil
 }

@@ -40,7 +40,7 @@ func mustFullAccount(tb testing.TB, db *store.DB, email string) (int64, string) 
 		tb.Fatal(err)
 	}
 	mustClaim(tb, db, "w", time.Minute)
-	if err := db.Sessions().CommitUserCtx(ctx, "session-"+email, user, []byte("x"), now.Add(time.Hour)); err != nil {
+	if err := db.Sessions().CommitUserCtx(ctx, "session-"+email, user, time.Now(), []byte("x"), now.Add(time.Hour)); err != nil {
 		tb.Fatal(err)
 	}
 	if err := db.CreatePasswordReset(ctx, user, "reset-"+email, now.Add(time.Hour)); err != nil {
@@ -104,15 +104,15 @@ func TestDeleteUserRemovesEveryRow(t *testing.T) {
 
 // TestSetPasswordEndsSessionsAndResets: a new password ends every session
 // of the user (including one that was anonymous before the user signed in
-// to it) and spends open reset tokens, and leaves anonymous sessions and
-// other users alone.
+// to it, and one stored again by a request under way) and spends open
+// reset tokens, and leaves anonymous sessions and other users alone.
 func TestSetPasswordEndsSessionsAndResets(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		ann, bob := mustStudent(t, db, "ann@example.com"), mustStudent(t, db, "bob@example.com")
 		later := time.Now().Add(time.Hour)
 		for token, user := range map[string]int64{"ann-1": ann, "ann-2": ann, "bob": bob} {
-			if err := db.Sessions().CommitUserCtx(ctx, token, user, []byte("x"), later); err != nil {
+			if err := db.Sessions().CommitUserCtx(ctx, token, user, time.Now(), []byte("x"), later); err != nil {
 				t.Fatal(err)
 			}
 			if err := db.CreatePasswordReset(ctx, user, "reset-"+token, later); err != nil {
@@ -120,13 +120,13 @@ func TestSetPasswordEndsSessionsAndResets(t *testing.T) {
 			}
 		}
 		s := db.Sessions()
-		if err := s.CommitUserCtx(ctx, "anonymous", 0, []byte("x"), later); err != nil {
+		if err := s.CommitUserCtx(ctx, "anonymous", 0, time.Time{}, []byte("x"), later); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.CommitUserCtx(ctx, "ann-3", 0, []byte("x"), later); err != nil {
+		if err := s.CommitUserCtx(ctx, "ann-3", 0, time.Time{}, []byte("x"), later); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.CommitUserCtx(ctx, "ann-3", ann, []byte("x"), later); err != nil {
+		if err := s.CommitUserCtx(ctx, "ann-3", ann, time.Now(), []byte("x"), later); err != nil {
 			t.Fatal(err)
 		}
 		if err := db.SetPassword(ctx, ann, "new-hash"); err != nil {
@@ -147,6 +147,20 @@ func TestSetPasswordEndsSessionsAndResets(t *testing.T) {
 				t.Errorf("reset token of %s: %v, want usable=%v", token, err, live)
 			}
 		}
+		// A request of the old session under way when the password
+		// changed stores it again as it ends: it stays ended. A session
+		// signed in to afterwards counts.
+		if err := s.CommitUserCtx(ctx, "ann-1", ann, time.Now().Add(-time.Minute), []byte("x"), later); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CommitUserCtx(ctx, "ann-new", ann, time.Now(), []byte("x"), later); err != nil {
+			t.Fatal(err)
+		}
+		for token, live := range map[string]bool{"ann-1": false, "ann-new": true} {
+			if _, found, err := s.FindCtx(ctx, token); err != nil || found != live {
+				t.Errorf("after the change, session %s found=%v (%v), want %v", token, found, err, live)
+			}
+		}
 		if err := db.SetPassword(ctx, 1<<40, "x"); studyloop.ErrorCode(err) != studyloop.ENOTFOUND {
 			t.Fatalf("SetPassword of no one: %v", err)
 		}
@@ -165,7 +179,7 @@ func TestResetPassword(t *testing.T) {
 		if err := db.CreatePasswordReset(ctx, ann, "tok", expires); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.Sessions().CommitUserCtx(ctx, "ann", ann, []byte("x"), expires); err != nil {
+		if err := db.Sessions().CommitUserCtx(ctx, "ann", ann, time.Now(), []byte("x"), expires); err != nil {
 			t.Fatal(err)
 		}
 		tests := []struct {

@@ -15,6 +15,7 @@ type sessionRow struct {
 	Data          []byte    `bun:"data,notnull"`
 	Expiry        time.Time `bun:"expiry,notnull"`
 	UserID        int64     `bun:"user_id,nullzero"`
+	SignedInAt    time.Time `bun:"signed_in_at,nullzero"`
 }
 
 // SessionStore keeps browser sessions in the database, each with the
@@ -28,12 +29,17 @@ type SessionStore struct {
 // Sessions returns the session store on db.
 func (db *DB) Sessions() *SessionStore { return &SessionStore{db: db} }
 
-// FindCtx returns the data of an unexpired session.
+// FindCtx returns the data of an unexpired session. A signed-in session
+// without a sign-in time, or signed in to before its account's
+// sessions_valid_from (a password change), is not found, even if a
+// request that was under way stored it again.
 func (s *SessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
 	var row sessionRow
 	err := s.db.NewSelect().Model(&row).
 		Where("token = ?", token).
 		Where("expiry > ?", now()).
+		Where("?TableAlias.user_id IS NULL OR (?TableAlias.signed_in_at IS NOT NULL AND NOT EXISTS (" +
+			"SELECT 1 FROM users AS u WHERE u.id = ?TableAlias.user_id AND u.sessions_valid_from > ?TableAlias.signed_in_at))").
 		Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
@@ -45,14 +51,15 @@ func (s *SessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool,
 }
 
 // CommitUserCtx stores the session of userID (0: no one is signed in),
-// overwriting the data, expiry and user of an existing one.
-func (s *SessionStore) CommitUserCtx(ctx context.Context, token string, userID int64, data []byte, expiry time.Time) error {
-	row := sessionRow{Token: token, Data: data, Expiry: storedTime(expiry), UserID: userID}
+// who signed in to it at signedIn, overwriting an existing one.
+func (s *SessionStore) CommitUserCtx(ctx context.Context, token string, userID int64, signedIn time.Time, data []byte, expiry time.Time) error {
+	row := sessionRow{Token: token, Data: data, Expiry: storedTime(expiry), UserID: userID, SignedInAt: storedTime(signedIn)}
 	_, err := s.db.NewInsert().Model(&row).
 		On("CONFLICT (token) DO UPDATE").
 		Set("data = EXCLUDED.data").
 		Set("expiry = EXCLUDED.expiry").
 		Set("user_id = EXCLUDED.user_id").
+		Set("signed_in_at = EXCLUDED.signed_in_at").
 		Exec(ctx)
 	return err
 }

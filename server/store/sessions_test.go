@@ -16,7 +16,7 @@ func TestSessionStore(t *testing.T) {
 		if _, found, err := s.FindCtx(ctx, "missing"); err != nil || found {
 			t.Fatalf("missing session: found=%v err=%v", found, err)
 		}
-		if err := s.CommitUserCtx(ctx, "tok", 0, []byte("one"), time.Now().Add(time.Hour)); err != nil {
+		if err := s.CommitUserCtx(ctx, "tok", 0, time.Time{}, []byte("one"), time.Now().Add(time.Hour)); err != nil {
 			t.Fatal(err)
 		}
 		if b, found, err := s.FindCtx(ctx, "tok"); err != nil || !found || string(b) != "one" {
@@ -24,13 +24,13 @@ func TestSessionStore(t *testing.T) {
 		}
 		// A second commit overwrites the data and the expiry: moving the
 		// expiry into the past must hide the session.
-		if err := s.CommitUserCtx(ctx, "tok", 0, []byte("two"), time.Now().Add(-time.Second)); err != nil {
+		if err := s.CommitUserCtx(ctx, "tok", 0, time.Time{}, []byte("two"), time.Now().Add(-time.Second)); err != nil {
 			t.Fatal(err)
 		}
 		if _, found, err := s.FindCtx(ctx, "tok"); err != nil || found {
 			t.Fatalf("expired session still found=%v err=%v", found, err)
 		}
-		if err := s.CommitUserCtx(ctx, "tok", 0, []byte("three"), time.Now().Add(time.Hour)); err != nil {
+		if err := s.CommitUserCtx(ctx, "tok", 0, time.Time{}, []byte("three"), time.Now().Add(time.Hour)); err != nil {
 			t.Fatal(err)
 		}
 		if b, found, err := s.FindCtx(ctx, "tok"); err != nil || !found || string(b) != "three" {
@@ -46,8 +46,8 @@ func TestSessionStore(t *testing.T) {
 			t.Fatalf("deleting a missing session: %v", err)
 		}
 
-		s.CommitUserCtx(ctx, "old", 0, []byte("x"), time.Now().Add(-time.Minute))
-		s.CommitUserCtx(ctx, "live", 0, []byte("y"), time.Now().Add(time.Minute))
+		s.CommitUserCtx(ctx, "old", 0, time.Time{}, []byte("x"), time.Now().Add(-time.Minute))
+		s.CommitUserCtx(ctx, "live", 0, time.Time{}, []byte("y"), time.Now().Add(time.Minute))
 		n, err := db.PruneSessions(ctx, time.Now())
 		if err != nil || n != 1 {
 			t.Fatalf("PruneSessions = %d, %v; want 1", n, err)

@@ -98,7 +98,12 @@ func (db *DB) SetPassword(ctx context.Context, userID int64, hash string) error 
 }
 
 func setPassword(ctx context.Context, tx bun.Tx, userID int64, hash string) error {
-	res, err := tx.NewUpdate().Model((*userRow)(nil)).Set("password_hash = ?", hash).Where("id = ?", userID).Exec(ctx)
+	// Sessions signed in to before now no longer count, even one a
+	// request under way stores again after they are deleted below.
+	res, err := tx.NewUpdate().Model((*userRow)(nil)).
+		Set("password_hash = ?", hash).
+		Set("sessions_valid_from = ?", now()).
+		Where("id = ?", userID).Exec(ctx)
 	if err != nil {
 		return err
 	}

@@ -14,10 +14,10 @@ func TestPruneExpired(t *testing.T) {
 	db := storetest.Open(t, "sqlite")
 	ctx, cancel := context.WithCancel(context.Background())
 	sessions := db.Sessions()
-	if err := sessions.CommitUserCtx(ctx, "stale", 0, []byte("x"), time.Now().Add(-time.Second)); err != nil {
+	if err := sessions.CommitUserCtx(ctx, "stale", 0, time.Time{}, []byte("x"), time.Now().Add(-time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if err := sessions.CommitUserCtx(ctx, "live", 0, []byte("y"), time.Now().Add(time.Hour)); err != nil {
+	if err := sessions.CommitUserCtx(ctx, "live", 0, time.Time{}, []byte("y"), time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
