@@ -412,15 +412,16 @@ func (l Lane) condition() string {
 // attempt. Claimable are studies that are uploaded, and processing studies
 // whose lease ran out (their worker died), within the lane's conditions.
 // Of those it takes the first in claimOrder, and marks the study's account
-// as served now. Before
-// claiming, processing studies whose lease ran out on their last permitted
-// attempt are marked failed with a reason and their uploaded files
-// dropped, in one transaction. ok is false when nothing is waiting.
+// as served now. Before claiming, processing studies whose lease ran out
+// on their last permitted attempt are marked failed with a reason and
+// their uploaded files dropped, in one transaction. ok is false when
+// nothing is waiting.
 //
 // Each study goes to exactly one caller, across processes: PostgreSQL locks
-// the chosen row with FOR UPDATE SKIP LOCKED inside one transaction, and
-// SQLite, which has one writer at a time, chooses and updates the row in a
-// single UPDATE statement. Lease times come from the caller's clock.
+// the chosen row and its account's with FOR UPDATE SKIP LOCKED inside one
+// transaction, and SQLite, which has one writer at a time, chooses and
+// updates the row in a single UPDATE statement. Lease times come from the
+// caller's clock.
 func (db *DB) ClaimStudy(ctx context.Context, owner string, lease time.Duration, lane Lane) (claim Claim, ok bool, err error) {
 	t := now()
 	leaseUntil := t.Add(lease)
