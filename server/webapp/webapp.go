@@ -1,7 +1,9 @@
 // Package webapp is the signed-in web app: the list of a student's studies
 // with a form to create one, a study's page with its topics, mastery and
-// what is due, and the practice page that asks due questions one at a time,
-// grades them and schedules them with FSRS.
+// what is due, the pages that rename and delete a study and list, edit,
+// suspend and delete its questions, its CSV and Anki export, and practice
+// sessions that ask due questions one at a time, grade them, show the
+// feedback and schedule the rating with FSRS.
 //
 // Every handler expects the signed-in student's id in the request context
 // (session.Manager.RequireUser puts it there) and form posts to be checked
@@ -60,8 +62,8 @@ type App struct {
 	uploads   *uploadSlots
 }
 
-// New returns the web app over db, with sessions for CSRF tokens and
-// practice feedback.
+// New returns the web app over db, with sessions for CSRF tokens, flash
+// messages and practice runs.
 func New(db *store.DB, sessions *session.Manager, logger *slog.Logger, opts *Options) *App {
 	a := &App{db: db, sessions: sessions, logger: logger, notify: func() {}, now: time.Now,
 		clientKey: func(r *http.Request) string { return r.RemoteAddr }, uploads: &uploadSlots{active: map[int64]int{}}}

@@ -349,7 +349,13 @@ func TestPractice(t *testing.T) {
 		if got := q.questionID(t); got != qs[1].ID || !strings.Contains(q.body, `id="answer" name="answer"`) || !strings.Contains(q.body, `id="counter">2 of 6<`) {
 			t.Fatalf("second question %d, want typed %d: %s", got, qs[1].ID, q.body)
 		}
+		if err := db.EditQuestion(context.Background(), alice.id, st.ID, qs[1].ID, studyloop.QuestionEdit{Prompt: qs[1].Prompt, Answer: "Refraction", Alternatives: []string{"bending"}}); err != nil {
+			t.Fatal(err)
+		}
 		fb = check(qs[1].ID, url.Values{"answer": {"Reflection"}})
+		if !strings.Contains(fb.body, `id="also-accepted">(also accepted: bending)<`) {
+			t.Errorf("feedback does not name the accepted alternative: %s", fb.body)
+		}
 		if !strings.Contains(fb.body, "Not quite.") || !strings.Contains(fb.body, `id="given">Reflection<`) || !strings.Contains(fb.body, `id="override"`) ||
 			!strings.Contains(fb.body, `rating-again suggested`) {
 			t.Fatalf("feedback after a wrong answer: %s", fb.body)
