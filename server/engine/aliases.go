@@ -17,7 +17,10 @@ var (
 	// "or", "also called", "also known as" and a name.
 	bracketedName = regexp.MustCompile(`([\p{L}\p{N}'-]+(?: [\p{L}\p{N}'-]+){0,5}) \((?:(?:or|also called|also known as|i\.e\.,?) )?([\p{L}\p{N}' -]{2,40})\)`)
 	// calledName matches "<words>, also called <name>" and the like.
-	calledName = regexp.MustCompile(`([\p{L}\p{N}'-]+(?: [\p{L}\p{N}'-]+){0,5}),? (?:also called|also known as|otherwise known as|sometimes called) ([\p{L}\p{N}'-]+(?: [\p{L}\p{N}'-]+){0,4})`)
+	calledName = regexp.MustCompile(`([\p{L}\p{N}'-]+(?: [\p{L}\p{N}'-]+){0,5}),? (?:also called|also known as|otherwise known as|sometimes called) ([\p{L}\p{N}'-]+(?: [\p{L}\p{N}'-]+){0,4})[,;.)]`)
+	// commaOr matches "<words>, or <name>," as in "thyroid hormone, or
+	// thyroxin, increases ...".
+	commaOr = regexp.MustCompile(`([\p{L}\p{N}'-]+(?: [\p{L}\p{N}'-]+){0,5}), or ([\p{L}\p{N}'-]+(?: [\p{L}\p{N}'-]+){0,2}),`)
 )
 
 // aliases maps an answer key (see answerKey) to the other names the study
@@ -27,7 +30,7 @@ type aliases map[string][]string
 // findAliases reads the pairs of names text states. An abbreviation pairs
 // with the words it abbreviates (the last few before the bracket); "or" and
 // "also called" pair with as many words before them as the other name has,
-// give or take one, ending at the bracket.
+// ending at the bracket or comma.
 func findAliases(text string) aliases {
 	al := aliases{}
 	add := func(a, b string) {
@@ -66,7 +69,21 @@ func findAliases(text string) aliases {
 		n := len(strings.Fields(m[2]))
 		add(strings.Join(words[max(0, len(words)-n):], " "), m[2])
 	}
+	for _, m := range commaOr.FindAllStringSubmatch(text, -1) {
+		add(trailingContent(m[1]), m[2])
+	}
 	return al
+}
+
+// trailingContent is the run of words at the end of s after its last stop
+// word: "More thyroid hormone" gives "thyroid hormone".
+func trailingContent(s string) string {
+	words := strings.Fields(s)
+	i := len(words)
+	for i > 0 && !isStopWord(strings.ToLower(words[i-1])) && len(words)-i < 4 {
+		i--
+	}
+	return strings.Join(words[i:], " ")
 }
 
 // of returns the other names of answer.

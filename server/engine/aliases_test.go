@@ -9,6 +9,8 @@ func TestFindAliases(t *testing.T) {
 	text := "The heart rate (HR) rises with exercise. The end diastolic volume (EDV) is the filling. " +
 		"An mRNA read by many ribosomes is a polyribosome (or polysome). " +
 		"Classical conditioning, also called Pavlovian conditioning, pairs two stimuli. " +
+		"In operant conditioning, also known as instrumental conditioning, organisms learn from consequences. " +
+		"More thyroid hormone, or thyroxin, raises the rate. " +
 		"The cell (see Figure 2) divides."
 	al := findAliases(text)
 	tests := []struct {
@@ -21,6 +23,8 @@ func TestFindAliases(t *testing.T) {
 		{"polyribosome", []string{"polysome"}},
 		{"classical conditioning", []string{"Pavlovian conditioning"}},
 		{"Pavlovian conditioning", []string{"Classical conditioning"}},
+		{"operant conditioning", []string{"instrumental conditioning"}},
+		{"thyroid hormone", []string{"thyroxin"}},
 		{"cell", nil}, // a bracket that is no other name
 	}
 	for _, tt := range tests {
@@ -30,5 +34,14 @@ func TestFindAliases(t *testing.T) {
 	}
 	if !al.same("classical conditioning", "Pavlovian conditioning") || al.same("heart rate", "EDV") {
 		t.Error("same is wrong")
+	}
+}
+
+func TestNumeralOrdinal(t *testing.T) {
+	tests := map[string]string{"eighteenth century": "18th century", "the First Republic": "the 1st Republic", "mitochondria": ""}
+	for in, want := range tests {
+		if got := numeralOrdinal(in); got != want {
+			t.Errorf("numeralOrdinal(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

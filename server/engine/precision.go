@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/jdkato/prose/v3/token"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -76,9 +77,13 @@ var quantifiers = wordSet(`each both either neither`)
 // alone, as a pronoun.
 var pronounFollowers = wordSet(`is are was were has have had of can could will would may might must does do did`)
 
-// contextFree are the words after which "this", "that" or "such" points
-// forward, not back ("This way, ...", "such as").
-var contextFree = wordSet(`way means as that`)
+// contextFree are the words after which an opening "this" or "that"
+// points forward, not back ("This way, ...").
+var contextFree = wordSet(`way means`)
+
+// forwardSuch are the words after which "such" points forward: "such as",
+// "such that".
+var forwardSuch = wordSet(`as that`)
 
 // needsContext reports whether prompt (a question or a cloze sentence)
 // depends on a sentence before it: it opens with a pronoun, a connective,
@@ -114,7 +119,8 @@ func needsContext(prompt string) bool {
 		return true
 	}
 	for _, m := range demonstrative.FindAllStringSubmatch(p, -1) {
-		if !contextFree[strings.ToLower(m[2])] {
+		next := strings.ToLower(m[2])
+		if !contextFree[next] && !(strings.EqualFold(m[1], "such") && forwardSuch[next]) {
 			return true
 		}
 	}
@@ -394,6 +400,9 @@ func splitsPhrase(q studyloop.Question, tags sentenceTagger) bool {
 			return true // "supply or _____" for "demand curve": "supply" shares "curve"
 		}
 	}
+	if inList(toks, first, last) {
+		return true // "the _____, cat, or other organism": one of several that fit
+	}
 	if last+1 < len(toks) {
 		switch next := toks[last+1]; {
 		case next.Start < to:
@@ -405,6 +414,25 @@ func splitsPhrase(q studyloop.Question, tags sentenceTagger) bool {
 	switch toks[last].Tag {
 	case "DT", "IN", "CC", "TO", "PRP$", "WDT", "MD", "VBZ", "VBP", "VBD", "RB":
 		return true
+	}
+	return false
+}
+
+// inList reports whether tokens [first, last] stand in a list of like
+// things: a comma and a noun follow and then a comma, "or" or "and", or a
+// noun and a comma come before and "or" or "and" follows.
+func inList(toks []token.Token, first, last int) bool {
+	if last+3 < len(toks) && toks[last+1].Text == "," && strings.HasPrefix(toks[last+2].Tag, "NN") {
+		switch toks[last+3].Text {
+		case ",", "or", "and":
+			return true
+		}
+	}
+	if first >= 2 && last+1 < len(toks) && toks[first-1].Text == "," && strings.HasPrefix(toks[first-2].Tag, "NN") {
+		switch toks[last+1].Text {
+		case ",", "or", "and":
+			return true
+		}
 	}
 	return false
 }
@@ -564,7 +592,7 @@ func guessable(q studyloop.Question) bool {
 		return false // a table's "He" or "0" is what its row says
 	}
 	a := strings.ToLower(strings.TrimSpace(q.Answer))
-	if isStopWord(a) || quantifierAnswers[a] {
+	if isStopWord(a) || quantifierAnswers[a] || unitWords[a] {
 		return true
 	}
 	if centuryAnswer.MatchString(a) && yearInPrompt.MatchString(q.Prompt) {
@@ -611,6 +639,12 @@ func commonRun(a, b []rune) int {
 
 var (
 	quantifierAnswers = wordSet(`none all some many most few several both either neither each every any nothing everything something always never`)
-	centuryAnswer     = regexp.MustCompile(`(?i)\b(century|centuries|\d{3,4}s?)\b`)
-	yearInPrompt      = regexp.MustCompile(`\b1\d{3}\b|\b20\d{2}\b`)
+	// unitWords are units of measure: "100 _____" for "ms" asks for a
+	// spelling, not a fact, and "milliseconds" would be marked wrong.
+	unitWords = wordSet(`ms s sec min h hr mL ml l dl mg g kg m cm mm km nm µm hz khz mhz j kj kcal cal w kw n pa hpa kpa mmhg atm k °c °f mol v mv a ma bpm
+		millisecond milliseconds second seconds minute minutes hour hours litre litres liter liters millilitre millilitres milliliter milliliters
+		gram grams kilogram kilograms metre metres meter meters kilometre kilometres kilometer kilometers joule joules watt watts
+		newton newtons pascal pascals kelvin degrees volt volts ampere amperes`)
+	centuryAnswer = regexp.MustCompile(`(?i)\b(century|centuries|\d{3,4}s?)\b`)
+	yearInPrompt  = regexp.MustCompile(`\b1\d{3}\b|\b20\d{2}\b`)
 )

@@ -301,6 +301,25 @@ func (a *asker) take(ctx context.Context, u *unit, want int, lists [][]studyloop
 	return got
 }
 
+// ordinals are the ordinal words answers hold ("the eighteenth century").
+var ordinals = map[string]string{"first": "1st", "second": "2nd", "third": "3rd", "fourth": "4th", "fifth": "5th",
+	"sixth": "6th", "seventh": "7th", "eighth": "8th", "ninth": "9th", "tenth": "10th", "eleventh": "11th",
+	"twelfth": "12th", "thirteenth": "13th", "fourteenth": "14th", "fifteenth": "15th", "sixteenth": "16th",
+	"seventeenth": "17th", "eighteenth": "18th", "nineteenth": "19th", "twentieth": "20th", "twenty-first": "21st"}
+
+// numeralOrdinal is answer with its ordinal word in numerals ("18th
+// century" for "eighteenth century"), or "" when it has none.
+func numeralOrdinal(answer string) string {
+	words := strings.Fields(answer)
+	for i, w := range words {
+		if n, ok := ordinals[strings.ToLower(w)]; ok {
+			words[i] = n
+			return strings.Join(words, " ")
+		}
+	}
+	return ""
+}
+
 // accept adds q to the study unless it fails a check, repeats a question
 // or its source, or offers a wrong choice offered too often already. The
 // other names the study gives its answer become accepted answers.
@@ -319,6 +338,9 @@ func (a *asker) accept(q studyloop.Question) bool {
 		return false
 	}
 	if q.Type != studyloop.QuestionMultipleChoice {
+		if n := numeralOrdinal(q.Answer); n != "" {
+			q.Alternatives = append(q.Alternatives, n)
+		}
 		for _, o := range a.aliases.of(q.Answer) {
 			if !slices.Contains(q.Alternatives, o) {
 				q.Alternatives = append(q.Alternatives, o)

@@ -79,7 +79,7 @@ func genericPhrase(lex *lexicon.Lexicon, phrase string, recurs int) bool {
 		return true
 	}
 	if len(words) == 1 {
-		return recurs < 12 // one everyday word is a term only where the text dwells on it
+		return true // one everyday word ("organism", "stimulus") is a term only where the author marks it
 	}
 	return recurs < 3
 }
