@@ -289,18 +289,20 @@ func BenchmarkNegotiatedPageOverHTTP(b *testing.B) {
 }
 
 // BenchmarkSiteFullStack serves the site through NewServer, with the
-// middleware around every route and a JSON request log (to io.Discard),
-// so the cost of the access-log line shows beside the handler's.
+// middleware around every route and the request log written directly as
+// in production (to io.Discard), so the cost of the middleware shows
+// beside the handler's.
 func BenchmarkSiteFullStack(b *testing.B) {
 	cfg, err := config.FromEnv(func(k string) string { return map[string]string{"BASE_URL": testOrigin}[k] })
 	if err != nil {
 		b.Fatal(err)
 	}
 	h, err := NewServer(Deps{
-		Config: cfg,
-		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		DB:     storetest.Open(b, "sqlite"),
-		Site:   builtSite(b),
+		Config:     cfg,
+		Logger:     slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		RequestLog: io.Discard,
+		DB:         storetest.Open(b, "sqlite"),
+		Site:       builtSite(b),
 	})
 	if err != nil {
 		b.Fatal(err)
