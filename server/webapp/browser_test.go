@@ -160,7 +160,7 @@ func (b *tab) settledStatus(url string, within time.Duration) string {
 	for deadline := time.Now().Add(within); ; {
 		b.do("open study", chromedp.Navigate(url), chromedp.WaitVisible(chromedp.ID("study-status")))
 		status := b.text("#study-status")
-		if status == "Ready" || strings.HasPrefix(status, "Could not be processed") || time.Now().After(deadline) {
+		if status == "Ready" || status == "Could not be processed" || time.Now().After(deadline) {
 			return status
 		}
 		time.Sleep(300 * time.Millisecond)

@@ -63,7 +63,9 @@ var unsafeFileChars = regexp.MustCompile(`[\x00-\x1f\x7f/\\:*?"<>|]+`)
 
 // ExportCSV sends a study's questions as CSV (RFC 4180, UTF-8, a header
 // row): topic path, type, question, answer, choices and accepted answers
-// (separated by " | "), and whether the question is suspended.
+// (separated by " | "), and whether the question is suspended. A text
+// cell that a spreadsheet would run as a formula gets a leading
+// apostrophe (see cell).
 // GET /app/studies/{id}/export.csv.
 func (a *App) ExportCSV() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -81,8 +83,8 @@ func (a *App) ExportCSV() http.Handler {
 				suspended = "yes"
 			}
 			cw.Write([]string{
-				strings.Join(ex.paths[q.Topic], " > "), string(q.Type), q.Prompt, q.Answer,
-				strings.Join(q.Choices, " | "), strings.Join(q.Alternatives, " | "), suspended,
+				cell(strings.Join(ex.paths[q.Topic], " > ")), string(q.Type), cell(q.Prompt), cell(q.Answer),
+				cell(strings.Join(q.Choices, " | ")), cell(strings.Join(q.Alternatives, " | ")), suspended,
 			})
 		}
 		cw.Flush()
@@ -113,6 +115,16 @@ func (a *App) ExportAnki() http.Handler {
 			a.logger.Error("export apkg", "path", r.URL.Path, "err", err)
 		}
 	})
+}
+
+// cell guards a text against formula injection: spreadsheets run a cell
+// that starts with =, +, -, @, a tab or a carriage return as a formula, so
+// such a text gets a leading apostrophe, which they show as text.
+func cell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }
 
 // blankRE finds the gap of a fill-the-gap prompt.

@@ -102,6 +102,9 @@ func (a *App) renderHome(w http.ResponseWriter, r *http.Request, status int, for
 			Status: statusLabel(s), Failed: s.Status == studyloop.StatusFailed,
 			Questions: s.QuestionCount, Created: s.CreatedAt.Format("2 Jan 2006"),
 		}
+		if item.Failed {
+			item.Status += ": " + s.Reason
+		}
 		if sm, ok := mastery[s.ID]; ok {
 			item.Ready = true
 			item.Bar = masteryBar(sm.Score, "Mastery of "+s.Title)
@@ -131,7 +134,7 @@ func statusLabel(s studyloop.Study) string {
 		}
 		return "Reading your material and writing questions"
 	case studyloop.StatusFailed:
-		return "Could not be processed: " + s.Reason
+		return "Could not be processed"
 	}
 	return "Ready"
 }
@@ -211,6 +214,7 @@ func (a *App) renderStudy(w http.ResponseWriter, r *http.Request, status int, fo
 		CSRFToken:    a.sessions.CSRFToken(ctx),
 		Status:       statusLabel(st),
 		Failed:       st.Status == studyloop.StatusFailed,
+		Reason:       st.Reason,
 		Waiting:      st.Status == studyloop.StatusUploaded || st.Status == studyloop.StatusProcessing,
 		PagesDone:    st.PagesDone,
 		PagesTotal:   st.PagesTotal,

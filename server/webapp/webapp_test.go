@@ -557,6 +557,9 @@ func TestExport(t *testing.T) {
 		if err := db.SuspendQuestion(ctx, alice.id, st.ID, qs[5].ID, true); err != nil {
 			t.Fatal(err)
 		}
+		if err := db.EditQuestion(ctx, alice.id, st.ID, qs[3].ID, studyloop.QuestionEdit{Prompt: `=HYPERLINK("http://x.invalid","Which colour 1?")`, Answer: "Red", Choices: qs[3].Choices}); err != nil {
+			t.Fatal(err)
+		}
 		base := "/app/studies/" + st.ID
 
 		csvPage := alice.get(base + "/export.csv")
@@ -580,6 +583,9 @@ func TestExport(t *testing.T) {
 		}
 		if rows[6][6] != "yes" {
 			t.Errorf("the suspended question: %q", rows[6])
+		}
+		if rows[4][2] != `'=HYPERLINK("http://x.invalid","Which colour 1?")` {
+			t.Errorf("a formula-like question is exported as %q", rows[4][2])
 		}
 
 		apkg := alice.get(base + "/export.apkg")
@@ -713,7 +719,7 @@ func TestFailedStudyShowsItsReason(t *testing.T) {
 		}
 		p := alice.get("/app/studies/" + st.ID)
 		if p.status != http.StatusOK || !strings.Contains(p.body, html.EscapeString("The text has no sentences to ask about.")) ||
-			!strings.Contains(p.body, ">Could not be processed: ") || p.header.Get("Refresh") != "" {
+			!strings.Contains(p.body, `id="study-status">Could not be processed<`) || !strings.Contains(p.body, `id="failure-reason">The text has no sentences`) || p.header.Get("Refresh") != "" {
 			t.Fatalf("failed study page: %d refresh=%q %s", p.status, p.header.Get("Refresh"), p.body)
 		}
 	})
