@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Material names many things twice: "heart rate (HR)", "a polyribosome
@@ -47,7 +48,13 @@ func findAliases(text string) aliases {
 			al[kb] = append(al[kb], a)
 		}
 	}
-	for _, m := range bracketedName.FindAllStringSubmatch(text, -1) {
+	// The patterns run only on short windows around their anchors, so
+	// the cost stays linear in the text.
+	eachWindow(text, " (", func(w string, at int) {
+		m := matchAt(bracketedName, w, at)
+		if m == nil {
+			return
+		}
 		words := strings.Fields(m[1])
 		other := strings.TrimSpace(m[2])
 		if isAcronym(other) {
@@ -57,22 +64,71 @@ func findAliases(text string) aliases {
 					break
 				}
 			}
-			continue
+			return
 		}
 		if strings.Contains(m[0], "(or ") || strings.Contains(m[0], "(also ") {
 			n := len(strings.Fields(other))
 			add(strings.Join(words[max(0, len(words)-n):], " "), other)
 		}
+	})
+	for _, anchor := range []string{" also called ", " also known as ", " otherwise known as ", " sometimes called "} {
+		eachWindow(text, anchor, func(w string, at int) {
+			if m := matchAt(calledName, w, at); m != nil {
+				words := strings.Fields(m[1])
+				n := len(strings.Fields(m[2]))
+				add(strings.Join(words[max(0, len(words)-n):], " "), m[2])
+			}
+		})
 	}
-	for _, m := range calledName.FindAllStringSubmatch(text, -1) {
-		words := strings.Fields(m[1])
-		n := len(strings.Fields(m[2]))
-		add(strings.Join(words[max(0, len(words)-n):], " "), m[2])
-	}
-	for _, m := range commaOr.FindAllStringSubmatch(text, -1) {
-		add(trailingContent(m[1]), m[2])
-	}
+	eachWindow(text, ", or ", func(w string, at int) {
+		if m := matchAt(commaOr, w, at); m != nil {
+			add(trailingContent(m[1]), m[2])
+		}
+	})
 	return al
+}
+
+// matchAt returns the submatches of re's match in w that covers byte at,
+// or nil.
+func matchAt(re *regexp.Regexp, w string, at int) []string {
+	for _, loc := range re.FindAllStringSubmatchIndex(w, -1) {
+		if loc[0] <= at && at < loc[1] {
+			m := make([]string, len(loc)/2)
+			for i := range m {
+				if loc[2*i] >= 0 {
+					m[i] = w[loc[2*i]:loc[2*i+1]]
+				}
+			}
+			return m
+		}
+	}
+	return nil
+}
+
+// eachWindow calls f with the stretch of text around each occurrence of
+// anchor, up to 80 bytes before it (from a word start) and 60 after, and
+// the anchor's offset in it.
+func eachWindow(text, anchor string, f func(window string, at int)) {
+	for from := 0; ; {
+		i := strings.Index(text[from:], anchor)
+		if i < 0 {
+			return
+		}
+		i += from
+		start := max(0, i-80)
+		for start > 0 && start < i && text[start-1] != ' ' && text[start-1] != '\n' {
+			start++ // begin at a word, not inside one
+		}
+		end := min(len(text), i+len(anchor)+60)
+		for end < len(text) && end > i && !utf8.RuneStart(text[end]) {
+			end--
+		}
+		for start < i && !utf8.RuneStart(text[start]) {
+			start++
+		}
+		f(text[start:end], i-start)
+		from = i + len(anchor)
+	}
 }
 
 // trailingContent is the run of words at the end of s after its last stop

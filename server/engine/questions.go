@@ -88,13 +88,15 @@ type asker struct {
 	minRecur int
 	checked  map[checkKey]error // check's verdicts so far
 	aliases  aliases            // the other names the study gives things
-	rivals   map[[2]string]kin  // rival's verdicts so far
-	used     map[studyloop.Span]bool
-	stem     stemmer
-	tagged   map[string][]token.Token // the tagged tokens of cloze sentences, by text
-	lex      *lexicon.Lexicon
-	recur    map[string]int  // phrase key to its occurrences in the whole study
-	marked   map[string]bool // stem keys of bold and defined terms
+	// genericity holds generic's verdicts by phrase key.
+	genericity map[string]bool
+	rivals     map[[2]string]kin // rival's verdicts so far
+	used       map[studyloop.Span]bool
+	stem       stemmer
+	tagged     map[string][]token.Token // the tagged tokens of cloze sentences, by text
+	lex        *lexicon.Lexicon
+	recur      map[string]int  // phrase key to its occurrences in the whole study
+	marked     map[string]bool // stem keys of bold and defined terms
 	// asked counts the questions per answer and offered the wrong choices
 	// per choice, both by answerKey.
 	asked, offered map[string]int
@@ -162,7 +164,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 		text: text, opts: opts, stem: stem, seen: newDedup(stem), pool: map[string][]phrase{}, groups: map[int][]fact{},
 		used: map[studyloop.Span]bool{}, tagged: map[string][]token.Token{}, lex: lexicon.Default(),
 		recur: map[string]int{}, units: map[string]int{}, termKeys: map[string]bool{}, marked: map[string]bool{}, asked: map[string]int{}, offered: map[string]int{},
-		checked: map[checkKey]error{}, aliases: findAliases(strings.ReplaceAll(text, "**", "")), rivals: map[[2]string]kin{},
+		checked: map[checkKey]error{}, genericity: map[string]bool{}, aliases: findAliases(strings.ReplaceAll(text, "**", "")), rivals: map[[2]string]kin{},
 	}
 	words := 0
 	a.unitCount = len(units)
@@ -368,7 +370,7 @@ func (a *asker) isTerm(p phrase) bool {
 	if p.class == "name1" && !p.initial && a.units[p.key] < 2 && a.unitCount >= 2 {
 		return false // a one-word name of one topic only: "Tiger", the dog of a worked example
 	}
-	return a.recur[p.key] >= a.minRecur && !genericPhrase(a.lex, p.text, a.recur[p.key])
+	return a.recur[p.key] >= a.minRecur && !a.generic(p)
 }
 
 // distractorTerm reports whether keyphrase p may be offered as a wrong
@@ -377,7 +379,18 @@ func (a *asker) distractorTerm(p phrase) bool {
 	if genericModifiers[strings.ToLower(firstWord(p.text))] {
 		return false // "slight stimulation" is filler beside "sympathetic stimulation"
 	}
-	return a.marked[p.stemKey] || !genericPhrase(a.lex, p.text, a.recur[p.key])
+	return a.marked[p.stemKey] || !a.generic(p)
+}
+
+// generic is genericPhrase for a keyphrase of the study, worked out once
+// per phrase.
+func (a *asker) generic(p phrase) bool {
+	g, ok := a.genericity[p.key]
+	if !ok {
+		g = genericPhrase(a.lex, p.text, a.recur[p.key])
+		a.genericity[p.key] = g
+	}
+	return g
 }
 
 // minRecurrence is how often an unmarked phrase must occur in a study of
