@@ -123,3 +123,47 @@ func TestFairQueue(t *testing.T) {
 		}
 	})
 }
+
+// TestUploadTakenOverAfterKill: a study whose reading stopped with its
+// process (kill -9: the lease runs out, progress half way) is read again
+// from the start by the upload lane of another pool and becomes ready,
+// its progress complete; a study made from text of the same account, in
+// the other lane, is not held up by it.
+func TestUploadTakenOverAfterKill(t *testing.T) {
+	gen, err := engine.NewOffline(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := textract.New(nil)
+	requireExtraction(t, x)
+	pdf := extracttest.PDF(t, []extracttest.Page{{Lines: []string{"Osmosis is the movement of water across a membrane."}}, {Lines: []string{"Diffusion spreads particles from high to low concentration."}}}, nil)
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		user := storetest.User(t, db)
+		upload, err := db.CreateUploadStudy(ctx, user, "Handout", []studyloop.Upload{{Kind: "pdf", PageCount: 2, Data: pdf}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, ok, err := db.ClaimStudy(ctx, "killed", time.Minute, store.UploadLane); !ok || err != nil || c.Study.ID != upload.ID {
+			t.Fatalf("claim: %v %v", ok, err)
+		}
+		if err := db.SetPagesDone(ctx, upload.ID, "killed", 1); err != nil {
+			t.Fatal(err)
+		}
+		// The process dies: its lease runs out.
+		if _, err := db.NewUpdate().Table("studies").Set("lease_until = ?", time.Now().Add(-time.Second).UTC()).Where("id = ?", upload.ID).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		text := mustCreate(t, db, user, smallText)
+		startPool(t, db, gen, &worker.Options{PollInterval: 20 * time.Millisecond, Extractor: x})
+		settled := waitSettled(t, db, upload, text)
+		for i, st := range settled {
+			if st.Status != studyloop.StatusReady {
+				t.Errorf("study %d: %s (%s), want ready", i, st.Status, st.Reason)
+			}
+		}
+		if got := settled[0]; got.PagesDone != 2 || got.PagesTotal != 2 {
+			t.Errorf("progress %d of %d, want 2 of 2", got.PagesDone, got.PagesTotal)
+		}
+	})
+}
