@@ -844,8 +844,8 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 				return
 			}
 		}
-		if index.leaks(text) {
-			return
+		if index.leaks(text) || slices.ContainsFunc(picked, func(o string) bool { return a.aliases.same(o, text) }) {
+			return // two names of one thing would both be struck out
 		}
 		picked = append(picked, text)
 		keys = append(keys, k)
@@ -907,6 +907,9 @@ func (a *asker) multipleChoice(u *unit, src clozeSource, n int) []studyloop.Ques
 			}
 			if a.offered[answerKey(v)] >= maxDistractorUses || tooClose(a.lex, answer, v) || a.aliases.same(answer, v) {
 				continue
+			}
+			if n, m := utf8.RuneCountInString(v), utf8.RuneCountInString(answer); n > 2*m+8 || m > 2*n+8 {
+				continue // of a like length, so the answer does not stand out
 			}
 			k := stemKey(v, a.stem)
 			for _, have := range keys {

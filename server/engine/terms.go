@@ -42,7 +42,8 @@ var genericModifiers = wordSet(`important specific various certain major main ke
 	similar single special significant striking immediate entire full certain own other same such many much more
 	most few several good bad best better high low higher lower long short first second third last next final
 	basic overall total actual present current usual normal typical chief principal primary essential relative
-	fresh recent slight average further additional initial various numerous`)
+	fresh recent slight average further additional initial various numerous
+	fourth fifth sixth seventh eighth ninth tenth`)
 
 // isGeneralWord reports whether lower is a word of general English.
 func isGeneralWord(lex *lexicon.Lexicon, lower string) bool {
