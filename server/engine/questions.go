@@ -370,8 +370,15 @@ func (a *asker) isTerm(p phrase) bool {
 	if p.class == "name1" && !p.initial && a.units[p.key] < 2 && a.unitCount >= 2 {
 		return false // a one-word name of one topic only: "Tiger", the dog of a worked example
 	}
+	if len(a.marked) >= markedEnough && !strings.Contains(p.text, " ") {
+		return false // where the author marks terms, one unmarked word is no term
+	}
 	return a.recur[p.key] >= a.minRecur && !a.generic(p)
 }
+
+// markedEnough is how many bold or defined terms a study needs before
+// its unmarked single words stop counting as terms.
+const markedEnough = 10
 
 // distractorTerm reports whether keyphrase p may be offered as a wrong
 // choice: it need not be central, only not generic.
