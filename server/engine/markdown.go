@@ -453,6 +453,21 @@ var asideHeading = regexp.MustCompile(`(?i)^\s*(\d+(\.\d+)*\.?\s+)?(key (concept
 
 // skipAsides drops the sections whose headings name asides, with every
 // section nested under them.
+// boxHeading reports whether s, four or more levels deep, heads a boxed
+// feature or worked example rather than a section: its title asks a
+// question ("That Will Be How Much?") or sets a task ("Finding the Price
+// Elasticity of Demand").
+func boxHeading(s *section) bool {
+	if s.level < 4 {
+		return false
+	}
+	title := cleanTitle(s.heading.text)
+	return strings.HasSuffix(title, "?") || taskHeading.MatchString(title)
+}
+
+// taskHeading matches the titles of worked examples.
+var taskHeading = regexp.MustCompile(`^(Finding|Calculating|Computing|Using|Solving|Applying|Working|Estimating|Determining|Example)\b`)
+
 func skipAsides(sections []*section) []*section {
 	out := sections[:0:0]
 	skipBelow := 0 // while > 0, sections deeper than this level are skipped
@@ -463,7 +478,7 @@ func skipAsides(sections []*section) []*section {
 		if skipBelow > 0 {
 			continue
 		}
-		if s.heading != nil && asideHeading.MatchString(cleanTitle(s.heading.text)) {
+		if s.heading != nil && (asideHeading.MatchString(cleanTitle(s.heading.text)) || boxHeading(s)) {
 			skipBelow = s.level
 			continue
 		}

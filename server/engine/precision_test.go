@@ -282,3 +282,25 @@ func TestAnaphoricSentenceNotAsked(t *testing.T) {
 		t.Error("no questions at all")
 	}
 }
+
+// TestBoxedFeaturesNotAsked: a fourth-level heading that asks a question
+// or sets a task heads a boxed feature or worked example, which gets no
+// questions while the sections around it have content.
+func TestBoxedFeaturesNotAsked(t *testing.T) {
+	text := "# Elasticity\n\n## Demand\n\n### Price elasticity\n\n" +
+		"The **price elasticity of demand** compares the percentage change in quantity demanded with the percentage change in price.\n\n" +
+		"#### That Will Be How Much?\n\nThe streaming firm raised its monthly **subscription fee** and lost many customers within a quarter.\n\n" +
+		"#### Finding the Elasticity\n\nThe **midpoint formula** divides each change by the average of its two values.\n\n" +
+		"### Supply\n\nThe **price elasticity of supply** compares the percentage change in quantity supplied with the percentage change in price.\n"
+	ex := generate(t, mustOffline(t), text)
+	for _, q := range ex.Questions {
+		for _, boxed := range []string{"subscription fee", "midpoint formula"} {
+			if strings.Contains(q.Prompt+q.Answer, boxed) {
+				t.Errorf("asked from a boxed feature: %q", q.Prompt)
+			}
+		}
+	}
+	if len(ex.Questions) == 0 {
+		t.Error("no questions from the sections")
+	}
+}
