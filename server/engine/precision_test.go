@@ -288,10 +288,10 @@ func TestAnaphoricSentenceNotAsked(t *testing.T) {
 // questions while the sections around it have content.
 func TestBoxedFeaturesNotAsked(t *testing.T) {
 	text := "# Elasticity\n\n## Demand\n\n### Price elasticity\n\n" +
-		"The **price elasticity of demand** compares the percentage change in quantity demanded with the percentage change in price.\n\n" +
+		"The **price elasticity of demand** measures how strongly buyers respond when a good becomes dearer.\n\n" +
 		"#### That Will Be How Much?\n\nThe streaming firm raised its monthly **subscription fee** and lost many customers within a quarter.\n\n" +
 		"#### Finding the Elasticity\n\nThe **midpoint formula** divides each change by the average of its two values.\n\n" +
-		"### Supply\n\nThe **price elasticity of supply** compares the percentage change in quantity supplied with the percentage change in price.\n"
+		"### Supply\n\nThe **price elasticity of supply** measures how quickly sellers respond when a good becomes dearer.\n"
 	ex := generate(t, mustOffline(t), text)
 	for _, q := range ex.Questions {
 		for _, boxed := range []string{"subscription fee", "midpoint formula"} {
