@@ -453,9 +453,16 @@ func (db *DB) ClaimStudy(ctx context.Context, owner string, lease time.Duration,
 	err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if db.IsPostgres() {
 			// Locking the account's row as well keeps two replicas from
-			// starting two studies of one account at the same moment.
+			// starting two studies of one account at the same moment; a
+			// claim that locked the row just after another committed saw
+			// the account idle in its snapshot, so the lane's condition
+			// is checked again by a statement that sees that commit.
 			var id string
 			if err := tx.NewRaw(choose+` FOR UPDATE OF s, u SKIP LOCKED`, chooseArgs...).Scan(ctx, &id); err != nil {
+				return err
+			}
+			if err := tx.NewRaw(`SELECT s.id FROM studies AS s WHERE s.id = ? AND `+claimable+lane.condition(),
+				append([]any{id}, chooseArgs...)...).Scan(ctx, &id); err != nil {
 				return err
 			}
 			if err := tx.NewRaw(update+`? RETURNING `+claimReturning, owner, leaseUntil, t, id).Scan(ctx, &row); err != nil {
