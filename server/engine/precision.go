@@ -217,9 +217,9 @@ var (
 	// "short for “permanent link”", "or simply Starling's law".
 	aliasGiven = regexp.MustCompile(`(?i)\b(short for|or simply|abbreviated as|stands for)\b`)
 	// abbreviatedBlank matches a blank followed by an abbreviation in
-	// brackets: "conditioned _____ (CR)" spells out what the blank
-	// completes.
-	abbreviatedBlank = regexp.MustCompile(`_____\s*\(\p{Lu}[\p{Lu}\p{N}]+s?\)`)
+	// brackets ("conditioned _____ (CR)" spells out what the blank
+	// completes) or by its other name ("_____, or thyroxin,").
+	abbreviatedBlank = regexp.MustCompile(`_____\s*\(\p{Lu}[\p{Lu}\p{N}]+s?\)|_____, or [^,]{2,40},`)
 )
 
 // isAcronym reports whether s is one word of two to eight letters, at least

@@ -63,6 +63,7 @@ func TestPrecisionChecks(t *testing.T) {
 		{"abbreviation leak", cloze("Deoxyribonucleic acid, or _____, holds the genes.", "DNA"), true},
 		{"abbreviation leak", cloze("The _____ measures output, and GDP per head is its ratio to population.", "gross domestic product"), true},
 		{"abbreviation leak", cloze("Cells store energy as ATP, made by _____.", "mitochondria"), false},
+		{"abbreviation leak", cloze("Increased levels of _____, or thyroxin, raise the heart rate.", "thyroid hormone"), true},
 		{"abbreviation leak", cloze("The _____ copies DNA before division.", "polymerase"), false},
 
 		// "What is X?" answered by something that is not a definition.

@@ -33,7 +33,7 @@ var genericHeads = wordSet(`part parts role roles way ways thing things kind kin
 	character characters nature body bodies person persons people man men woman women one ones something anything everything
 	hundreds thousands millions billions trillions dozens scores heaps loads tons plenty speck specks bit bits
 	process processes end ends beginning subject subjects unit units interest interests calculation calculations
-	quantity quantities`)
+	quantity quantities hand hands`)
 
 // genericModifiers are adjectives that add no subject matter: a phrase
 // made of them and a general noun is generic.
