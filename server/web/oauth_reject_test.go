@@ -296,7 +296,7 @@ func TestConsentCSRFAndDeny(t *testing.T) {
 		}{
 			{"missing token", url.Values{"decision": {"approve"}}},
 			{"token of another session's request", url.Values{"csrf_token": {malloryToken}, "decision": {"approve"}}},
-			{"made-up token", url.Values{"csrf_token": {"x" + consent.csrf(t)[1:]}, "decision": {"approve"}}},
+			{"made-up token", url.Values{"csrf_token": {otherToken(consent.csrf(t))}, "decision": {"approve"}}},
 		}
 		for _, r := range rejects {
 			res := alice.post(t, "/oauth/authorize", r.form)
@@ -663,4 +663,13 @@ func (s *authServer) backdateRotation(t testing.TB, refreshToken string, ago tim
 	if n, _ := res.RowsAffected(); n != 1 {
 		t.Fatalf("backdate rotation: %d rows", n)
 	}
+}
+
+// otherToken is token with its first character changed, so it can never
+// equal token.
+func otherToken(token string) string {
+	if strings.HasPrefix(token, "x") {
+		return "y" + token[1:]
+	}
+	return "x" + token[1:]
 }
