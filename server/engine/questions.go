@@ -663,29 +663,36 @@ func wordEnd(text string, end int) int {
 	return end
 }
 
-// anaphoric finds the sentences of u that open with "The <noun>" for a
-// noun the sentence before introduced and the study does not use as a
-// term ("... tides raise bulges of water. The bulges ..."): out of their
-// paragraph the reader cannot tell which ones are meant.
+// anaphoric finds the sentences of u that speak, in their first words, of
+// "the <noun>" for a noun the sentence before introduced and the study
+// does not use as a term ("... tides raise bulges of water. The bulges
+// ..."): out of their paragraph the reader cannot tell which are meant.
 func (a *asker) anaphoric(u *unit) map[*sentence]bool {
 	out := map[*sentence]bool{}
 	for _, b := range u.blocks {
 		for i := 1; i < len(b.sents); i++ {
 			s, prev := b.sents[i], b.sents[i-1]
-			if !s.tagged || len(s.toks) < 3 || s.lower[0] != "the" {
+			if !s.tagged || len(s.toks) < 3 {
 				continue
 			}
-			j := 1
-			for j < len(s.toks)-1 && strings.HasPrefix(s.toks[j].Tag, "JJ") {
-				j++
+			// "The bulges ...", "Where the bulges meet land, ...": a
+			// definite noun among the first words.
+			for d := 0; d < min(4, len(s.toks)-2); d++ {
+				if s.lower[d] != "the" {
+					continue
+				}
+				j := d + 1
+				for j < len(s.toks)-1 && strings.HasPrefix(s.toks[j].Tag, "JJ") {
+					j++
+				}
+				if !strings.HasPrefix(s.toks[j].Tag, "NN") || s.stems[j] < 0 || !slices.Contains(prev.stems, s.stems[j]) {
+					continue
+				}
+				if k := stemKey(s.lower[j], a.stem); a.marked[k] || a.recur[a.stem(s.lower[j])] >= max(3, 2*a.minRecur) {
+					continue // a term of the study stands on its own
+				}
+				out[s] = true
 			}
-			if !strings.HasPrefix(s.toks[j].Tag, "NN") || s.stems[j] < 0 || !slices.Contains(prev.stems, s.stems[j]) {
-				continue
-			}
-			if k := stemKey(s.lower[j], a.stem); a.marked[k] || a.recur[a.stem(s.lower[j])] >= max(3, 2*a.minRecur) {
-				continue // a term of the study stands on its own
-			}
-			out[s] = true
 		}
 	}
 	return out
