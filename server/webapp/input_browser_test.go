@@ -71,10 +71,7 @@ func TestBrowserInputLimits(t *testing.T) {
 
 			b.do("open the app", chromedp.Navigate(base+"/app"), chromedp.WaitVisible(chromedp.ID("text")))
 			b.pasteNotes(399_000)
-			b.do("wait for the count", chromedp.WaitVisible(chromedp.ID("text-count")))
-			if got := b.text("#text-count"); got != "399,000 of 400,000 characters" {
-				t.Fatalf("live count %q", got)
-			}
+			b.waitCount("399,000 of 400,000 characters")
 			b.loads("create the study", chromedp.SendKeys(chromedp.ID("title"), "Long notes"), chromedp.Submit(chromedp.ID("text")))
 			if u := b.location(); !strings.Contains(u, "/app/studies/st_") {
 				t.Fatalf("399,000 characters with CRLF line breaks: at %s, %q", u, b.text("main"))
@@ -82,9 +79,7 @@ func TestBrowserInputLimits(t *testing.T) {
 
 			b.do("open the app", chromedp.Navigate(base+"/app"), chromedp.WaitVisible(chromedp.ID("text")))
 			b.pasteNotes(400_001)
-			if got := b.text("#text-count"); got != "400,001 of 400,000 characters" {
-				t.Fatalf("live count %q", got)
-			}
+			b.waitCount("400,001 of 400,000 characters")
 			b.loads("send too much", chromedp.SendKeys(chromedp.ID("title"), "Too long"), chromedp.Submit(chromedp.ID("text")))
 			if got := b.text("#text-text-error"); got != "Study text is 400,001 characters long; the limit is 400,000 characters." {
 				t.Fatalf("beside the notes: %q", got)
@@ -112,5 +107,15 @@ func TestBrowserInputLimits(t *testing.T) {
 			b.noSideScroll("the refused PDF form")
 			screenshot(b, "input-pages-refused-"+v.name)
 		})
+	}
+}
+
+// waitCount waits until the live character count reads want (the script
+// counts after the paste's input event), and fails with what it read.
+func (b *tab) waitCount(want string) {
+	b.t.Helper()
+	js := `(() => { const c = document.getElementById("text-count"); return c !== null && c.textContent.trim() === ` + strconv.Quote(want) + `; })()`
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(15*time.Second))); err != nil {
+		b.t.Fatalf("live count %q, want %q: %v", b.text("#text-count"), want, err)
 	}
 }
