@@ -326,7 +326,7 @@ var nonGenus = regexp.MustCompile(`(?i)^(the|a|an) (same|case|most|only|first|ke
 // secondClause matches an answer that goes on to state something else
 // ("the sugary flavor and the conditioned response is ..."): an example,
 // not a definition.
-var secondClause = regexp.MustCompile(`(?i)\b(and|but|while|whereas) (the|a|an|this|it|they)\b.* (is|are|was|were)\b`)
+var secondClause = regexp.MustCompile(`(?i)\b(and|but|while|whereas) ((the|a|an|this|it|they)\b.* |[\p{L}-]+ ([\p{L}-]+ )?)(is|are|was|were)\b`)
 
 // notDefinitional reports whether q asks "What is X?" of an answer that
 // is not a definition: one that opens with an article must go on from a

@@ -74,6 +74,7 @@ func TestPrecisionChecks(t *testing.T) {
 		{"not a definition", shortAnswer("What is osmosis?", "a movement of water across a membrane"), false},
 		{"not a definition", shortAnswer("What is GDP?", "total market value of final goods"), false},
 		{"not a definition", shortAnswer("What is the conditioned stimulus?", "the sugary flavor and the conditioned response is nausea"), true},
+		{"not a definition", shortAnswer("What is bradycardia?", "the condition in which resting rate drops below 60 bpm, and tachycardia is the condition above 100 bpm"), true},
 
 		// A blank that is not a whole noun phrase.
 		{"blank splits a phrase", cloze("The _____ membrane surrounds the cell.", "plasma"), true},

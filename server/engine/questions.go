@@ -340,7 +340,7 @@ func (a *asker) accept(q studyloop.Question) bool {
 		return false
 	}
 	if q.Type != studyloop.QuestionMultipleChoice {
-		if n := numeralOrdinal(q.Answer); n != "" {
+		if n := numeralOrdinal(q.Answer); n != "" && len(strings.Fields(q.Answer)) <= 4 {
 			q.Alternatives = append(q.Alternatives, n)
 		}
 		for _, o := range a.aliases.of(q.Answer) {
@@ -446,6 +446,10 @@ func askDefinition(term, def string) string {
 	return "What does “" + term + "” mean?"
 }
 
+// citation matches a bracketed reference at the end of a text: " (Hunt,
+// 2007)".
+var citation = regexp.MustCompile(`\s*\([^()]*\b\d{4}[a-z]?\)$`)
+
 // copulas are the verbs of "X is Y" definitions, as token sequences.
 var copulas = [][]string{{"is", "defined", "as"}, {"are", "defined", "as"}, {"refers", "to"}, {"refer", "to"}, {"means"}, {"is"}, {"are"}}
 
@@ -494,7 +498,9 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 		return studyloop.Question{}, false
 	}
 	x := s.text[s.toks[from].Start:s.toks[to-1].End()]
-	if from == 0 && s.toks[0].Tag != "NNP" && s.toks[0].Tag != "NNPS" {
+	// A sentence's first word is tagged as a name by its capital alone:
+	// "Bradycardia is ..." asks about "bradycardia", a noun WordNet knows.
+	if from == 0 && (s.toks[0].Tag != "NNP" && s.toks[0].Tag != "NNPS" || to == 1 && lexicon.Default().IsNoun(strings.ToLower(x))) {
 		x = lowerFirst(x)
 	}
 	// Keep the source's article: "What is a covalent bond?", not "What
@@ -504,7 +510,7 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 	if verb == "are" || verb == "refer" {
 		be = "are"
 	}
-	answer := s.text[s.toks[yFrom].Start:s.toks[yTo-1].End()]
+	answer := citation.ReplaceAllString(s.text[s.toks[yFrom].Start:s.toks[yTo-1].End()], "")
 	return studyloop.Question{
 		Type: studyloop.QuestionShortAnswer, Prompt: "What " + be + " " + x + "?",
 		Answer: answer, Source: s.span(),
