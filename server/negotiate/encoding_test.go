@@ -41,6 +41,7 @@ func TestAcceptEncoding(t *testing.T) {
 		{"malformed: q not a number", []string{"br;q=high"}, q{Identity: 1000}},
 		{"malformed: space in name", []string{"g zip"}, q{Identity: 1000}},
 		{"malformed: parameter without value", []string{"br;q"}, q{Identity: 1000}},
+		{"malformed: space around =", []string{"gzip, identity;q =0"}, q{Identity: 1000}},
 		{"malformed: unterminated quote", []string{`br;a="b`}, q{Identity: 1000}},
 		{"malformed in a second line spoils the header", []string{"br", "g/zip"}, q{Identity: 1000}},
 	}

@@ -250,8 +250,9 @@ func parseWeight(params string) (q int, ok bool) {
 		if p == "" {
 			continue
 		}
+		// No whitespace around "=" (RFC 9110 §5.6.6): "q =0" is no
+		// weight, and the element is refused, not read as q=0.
 		name, value, ok := strings.Cut(p, "=")
-		name, value = trimOWS(name), trimOWS(value)
 		if !ok || !isToken(name) || !isValue(value) {
 			return 0, false
 		}
