@@ -75,7 +75,7 @@ func Measure(text string, ex studyloop.Extraction) Report {
 			}
 		}
 		for _, c := range PrecisionChecks {
-			if c.Fails(text, q) {
+			if c.Fails(q) {
 				r.Failing[c.Name]++
 			}
 		}

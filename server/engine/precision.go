@@ -17,47 +17,33 @@ import (
 // fails one; make quality counts the failures of what it emits.
 type PrecisionCheck struct {
 	Name  string
-	Fails func(text string, q studyloop.Question) bool
+	fails func(q studyloop.Question, tags sentenceTagger) bool
 }
+
+// Fails reports whether q fails the check.
+func (c PrecisionCheck) Fails(q studyloop.Question) bool { return c.fails(q, tagSentence) }
 
 // PrecisionChecks are the checks, in the order CheckQuestion applies them.
 var PrecisionChecks = []PrecisionCheck{
-	{"needs earlier sentence", func(_ string, q studyloop.Question) bool { return needsContext(q.Prompt) }},
-	{"points at figure or chapter", func(_ string, q studyloop.Question) bool { return pointsElsewhere(q.Prompt) }},
-	{"abbreviation leak", func(_ string, q studyloop.Question) bool { return abbreviationLeak(q) }},
-	{"not a definition", func(_ string, q studyloop.Question) bool { return notDefinitional(q) }},
-	{"blank splits a phrase", func(_ string, q studyloop.Question) bool { return splitsPhrase(q, tagSentence) }},
-	{"choices alike", func(_ string, q studyloop.Question) bool { return choicesAlike(q) }},
-	{"not in English", func(_ string, q studyloop.Question) bool { return notEnglishSentence(q.Prompt) }},
-	{"speaks to the reader", func(_ string, q studyloop.Question) bool { return speaksToReader(q.Prompt) }},
-	{"answer word in prompt", func(_ string, q studyloop.Question) bool { return answerWordInPrompt(q, stemWord) }},
-	{"answer guessable", func(_ string, q studyloop.Question) bool { return guessable(q) }},
+	{"needs earlier sentence", func(q studyloop.Question, _ sentenceTagger) bool { return needsContext(q.Prompt) }},
+	{"points at figure or chapter", func(q studyloop.Question, _ sentenceTagger) bool { return pointsElsewhere(q.Prompt) }},
+	{"abbreviation leak", func(q studyloop.Question, _ sentenceTagger) bool { return abbreviationLeak(q) }},
+	{"not a definition", func(q studyloop.Question, _ sentenceTagger) bool { return notDefinitional(q) }},
+	{"blank splits a phrase", splitsPhrase},
+	{"choices alike", func(q studyloop.Question, _ sentenceTagger) bool { return choicesAlike(q) }},
+	{"not in English", func(q studyloop.Question, _ sentenceTagger) bool { return notEnglishSentence(q.Prompt) }},
+	{"speaks to the reader", func(q studyloop.Question, _ sentenceTagger) bool { return speaksToReader(q.Prompt) }},
+	{"answer word in prompt", func(q studyloop.Question, _ sentenceTagger) bool { return answerWordInPrompt(q, stemWord) }},
+	{"answer guessable", func(q studyloop.Question, _ sentenceTagger) bool { return guessable(q) }},
 }
 
 // precisionProblem returns the name of the first precision check q fails,
 // or "" when it passes them all. tags is the tagger the blank check uses.
 func precisionProblem(q studyloop.Question, tags sentenceTagger) string {
-	switch {
-	case needsContext(q.Prompt):
-		return PrecisionChecks[0].Name
-	case pointsElsewhere(q.Prompt):
-		return PrecisionChecks[1].Name
-	case abbreviationLeak(q):
-		return PrecisionChecks[2].Name
-	case notDefinitional(q):
-		return PrecisionChecks[3].Name
-	case splitsPhrase(q, tags):
-		return PrecisionChecks[4].Name
-	case choicesAlike(q):
-		return PrecisionChecks[5].Name
-	case notEnglishSentence(q.Prompt):
-		return PrecisionChecks[6].Name
-	case speaksToReader(q.Prompt):
-		return PrecisionChecks[7].Name
-	case answerWordInPrompt(q, stemWord):
-		return PrecisionChecks[8].Name
-	case guessable(q):
-		return PrecisionChecks[9].Name
+	for _, c := range PrecisionChecks {
+		if c.fails(q, tags) {
+			return c.Name
+		}
 	}
 	return ""
 }

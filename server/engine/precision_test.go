@@ -131,7 +131,7 @@ func TestPrecisionChecks(t *testing.T) {
 		if !ok {
 			t.Fatalf("no precision check named %q", tt.check)
 		}
-		if got := c.Fails("", tt.q); got != tt.fails {
+		if got := c.Fails(tt.q); got != tt.fails {
 			t.Errorf("%s: %q (answer %q): fails %v, want %v", tt.check, tt.q.Prompt, tt.q.Answer, got, tt.fails)
 		}
 	}

@@ -439,8 +439,7 @@ func (a *asker) shortAnswers(u *unit, n int) []studyloop.Question {
 // "What does “stream” mean?", which needs no article and so cannot get a
 // mass noun's ("a literate programming") wrong.
 func askDefinition(term, def string) string {
-	first, _, _ := strings.Cut(strings.TrimSpace(def), " ")
-	if strings.EqualFold(first, "to") && !strings.Contains(term, " ") && !strings.HasSuffix(term, "ing") && !strings.HasSuffix(term, "ed") {
+	if strings.EqualFold(firstWord(def), "to") && !strings.Contains(term, " ") && !strings.HasSuffix(term, "ing") && !strings.HasSuffix(term, "ed") {
 		return "What does it mean to " + term + "?"
 	}
 	return "What does “" + term + "” mean?"
@@ -798,12 +797,9 @@ func (a *asker) partOfTerm(s *sentence, b blank) bool {
 func clozePrompt(s *sentence, b blank) (string, []string) {
 	rest := s.text[b.to:]
 	var alternatives []string
-	if m := bracketedAbbreviation.FindStringSubmatch(rest); m != nil && abbreviates(m[1], s.text[b.from:b.to]) {
-		rest = rest[len(m[0]):]
-		alternatives = []string{m[1]}
-	} else if m := bracketedAlias.FindStringSubmatch(rest); m != nil {
+	if m := leadingOtherName.FindStringSubmatch(rest); m != nil && (m[1] == "" || abbreviates(m[1], s.text[b.from:b.to])) {
 		rest = rest[len(m[0]):] // "a polyribosome (or polysome)": the other name is right too
-		alternatives = []string{m[1]}
+		alternatives = []string{m[1] + m[2]}
 	}
 	p := s.text[:b.from] + Blank + rest
 	if !endsSentence(p) {
@@ -812,13 +808,8 @@ func clozePrompt(s *sentence, b blank) (string, []string) {
 	return p, alternatives
 }
 
-// bracketedAbbreviation matches an abbreviation in brackets at the start of
-// a text: " (EDV)".
-var bracketedAbbreviation = regexp.MustCompile(`^\s*\((\p{Lu}[\p{L}\p{N}]{1,7})\)`)
-
-// bracketedAlias matches another name in brackets at the start of a text:
-// " (or polysome)".
-var bracketedAlias = regexp.MustCompile(`^\s*\((?:or|also called|also known as) ([\p{L}\p{N}' -]{2,40})\)`)
+// leadingOtherName matches otherNameInBrackets at the start of a text.
+var leadingOtherName = regexp.MustCompile(`^\s*` + otherNameInBrackets)
 
 // abbreviations end sentences only in appearance.
 var abbreviations = map[string]bool{

@@ -18,6 +18,11 @@ import (
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
+// otherNameInBrackets matches another name of a term in brackets: an
+// abbreviation ("(EDV)", group 1) or a name after "or" or "also called"
+// ("(or polysome)", group 2).
+const otherNameInBrackets = `\((?:(\p{Lu}[\p{L}\p{N}]{1,7})|(?:or|also called|also known as) ([\p{L}\p{N}' -]{2,40}))\)`
+
 // Blank is what stands in a cloze prompt where the answer was.
 const Blank = "_____"
 
@@ -38,7 +43,7 @@ var (
 	// linkTarget matches what of a source span is not read as text: link
 	// targets, HTML tags and footnote references.
 	// abbreviationInBrackets matches " (EDV)", " (or polysome)" and the like.
-	abbreviationInBrackets = regexp.MustCompile(`\s*\((\p{Lu}[\p{L}\p{N}]{1,7}|(or|also called|also known as) [\p{L}\p{N}' -]{2,40})\)`)
+	abbreviationInBrackets = regexp.MustCompile(`\s*` + otherNameInBrackets)
 	linkTarget             = regexp.MustCompile(`\]\([^)]*\)|<[^>]*>|\[\^[^\]]*\]`)
 )
 

@@ -225,25 +225,30 @@ func dropRunningLines(pages []string) []string {
 	if len(pages) < 3 {
 		return pages
 	}
-	count := map[string]int{}
-	for _, p := range pages {
-		first, last := edgeLines(p)
-		seen := map[string]bool{}
-		for _, l := range []string{first, last} {
-			if k := runningKey(l); k != "" && !seen[k] {
-				seen[k] = true
-				count[k]++
-			}
-		}
+	type page struct {
+		lines       []string
+		first, last int // indexes of the edge lines, -1 on a blank page
 	}
-	out := make([]string, len(pages))
+	split := make([]page, len(pages))
+	count := map[string]int{}
 	for i, p := range pages {
 		lines := strings.Split(p, "\n")
 		first, last := edgeIndexes(lines)
-		running := func(j int) bool { k := runningKey(lines[j]); return k != "" && count[k]*2 >= len(pages) }
+		split[i] = page{lines, first, last}
+		if first < 0 {
+			continue
+		}
+		kf, kl := runningKey(lines[first]), runningKey(lines[last])
+		count[kf]++
+		if kl != kf {
+			count[kl]++
+		}
+	}
+	out := make([]string, len(pages))
+	for i, p := range split {
 		var kept []string
-		for j, l := range lines {
-			if (j == first || j == last) && running(j) {
+		for j, l := range p.lines {
+			if (j == p.first || j == p.last) && count[runningKey(l)]*2 >= len(pages) {
 				continue // only the edges: a body line may repeat the header's words
 			}
 			kept = append(kept, l)
@@ -251,16 +256,6 @@ func dropRunningLines(pages []string) []string {
 		out[i] = cleanText(strings.Join(kept, "\n"))
 	}
 	return out
-}
-
-// edgeLines returns the first and last non-blank lines of page.
-func edgeLines(page string) (first, last string) {
-	lines := strings.Split(page, "\n")
-	f, l := edgeIndexes(lines)
-	if f < 0 {
-		return "", ""
-	}
-	return lines[f], lines[l]
 }
 
 // edgeIndexes returns the indexes of the first and last non-blank lines,
