@@ -153,6 +153,12 @@ func HandleMethodNotAllowed() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { methodNotAllowed(w) })
 }
 
+// HandleTooLarge answers a body over MaxBodyBytes with 413 and a JSON-RPC
+// error, for a cap in front of the bearer token check.
+func HandleTooLarge() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeTooLarge(w) })
+}
+
 // transportGet reports whether a GET comes from an MCP client rather than a
 // browser: Accept does not name text/html (with a q above 0), and either
 // names text/event-stream (the 2025 server-to-client stream) or the request

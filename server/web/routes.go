@@ -71,10 +71,11 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	app := webapp.New(d.DB, sessions, d.Logger, &webapp.Options{Notify: d.NotifyWorkers, Extractor: d.Extractor, Accounts: accounts, ClientKey: d.Config.ClientKey})
 	mux.Handle("GET /app", session.Sensitive(sessions.RequireUser(app.Home())))
 	mux.Handle("POST /app/studies", formBody(studyFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.CreateStudy())))))
-	// Uploads: ParseUpload checks the CSRF token (header or first part)
+	// Uploads: a declared length over the cap is refused before the session
+	// is looked at; ParseUpload checks the CSRF token (header or first part)
 	// before it lifts the read deadline and parses the capped body.
-	mux.Handle("POST /app/studies/pdf", session.Sensitive(sessions.RequireUser(app.ParseUpload(sessions.RequireCSRF(app.CreateFromPDF())))))
-	mux.Handle("POST /app/studies/photos", session.Sensitive(sessions.RequireUser(app.ParseUpload(sessions.RequireCSRF(app.CreateFromPhotos())))))
+	mux.Handle("POST /app/studies/pdf", limitBody(webapp.MaxUploadBody, handleBodyTooLarge(webapp.MaxUploadBody), session.Sensitive(sessions.RequireUser(app.ParseUpload(sessions.RequireCSRF(app.CreateFromPDF()))))))
+	mux.Handle("POST /app/studies/photos", limitBody(webapp.MaxUploadBody, handleBodyTooLarge(webapp.MaxUploadBody), session.Sensitive(sessions.RequireUser(app.ParseUpload(sessions.RequireCSRF(app.CreateFromPhotos()))))))
 	mux.Handle("GET /app/studies/{id}", session.Sensitive(sessions.RequireUser(app.Study())))
 	mux.Handle("POST /app/studies/{id}/rename", formBody(smallFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.RenameStudy())))))
 	mux.Handle("POST /app/studies/{id}/settings", formBody(smallFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.StudySettings())))))
@@ -120,7 +121,7 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	if err != nil {
 		return err
 	}
-	mux.Handle("POST /mcp", mcpRoutes.guard(oauth.RequireToken(authServer, d.Config)(compressed(mcpRoutes.endpoint))))
+	mux.Handle("POST /mcp", mcpRoutes.guard(limitBody(mcp.MaxBodyBytes, mcp.HandleTooLarge(), oauth.RequireToken(authServer, d.Config)(compressed(mcpRoutes.endpoint)))))
 	mux.Handle("OPTIONS /mcp", mcpRoutes.guard(nil))
 	mux.Handle("DELETE /mcp", mcpRoutes.guard(mcp.HandleMethodNotAllowed()))
 	mux.Handle("GET /mcp", mcp.HandleGet(handleConnectPage(site)))
