@@ -35,9 +35,6 @@ import (
 	"strings"
 )
 
-// Placeholder is the origin the site is built with (site/hugo.toml).
-const Placeholder = "http://studyloop.invalid"
-
 // Cache lifetimes: pages and agent files change with every deployment, so
 // caches revalidate them often; styles, scripts, images and fonts rarely do.
 const (
@@ -51,8 +48,8 @@ type Options struct {
 	// replaces the placeholder origin in every text file. Empty keeps the
 	// placeholder.
 	BaseURL string
-	// Placeholder is the origin the site was built with; empty means the
-	// package constant Placeholder.
+	// Placeholder is the origin the site was built with (build.Placeholder
+	// for the service's site). Empty: nothing is replaced.
 	Placeholder string
 }
 
@@ -101,15 +98,14 @@ func Load(fsys fs.FS, opts *Options) (*Site, error) {
 		opts = &Options{}
 	}
 	placeholder := strings.TrimRight(opts.Placeholder, "/")
-	if placeholder == "" {
-		placeholder = Placeholder
-	}
 	base := strings.TrimRight(opts.BaseURL, "/")
 	if base == "" {
 		base = placeholder
 	}
-	if err := checkOrigin(base); err != nil {
-		return nil, err
+	if base != "" {
+		if err := checkOrigin(base); err != nil {
+			return nil, err
+		}
 	}
 
 	files := map[string]*File{}
@@ -125,7 +121,7 @@ func Load(fsys fs.FS, opts *Options) (*Site, error) {
 			return err
 		}
 		ctype, text := contentType(name)
-		if text {
+		if text && placeholder != "" {
 			body = bytes.ReplaceAll(body, []byte(placeholder), []byte(base))
 		}
 		sum := sha256.Sum256(body)

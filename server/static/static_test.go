@@ -40,9 +40,17 @@ func builtSite() fstest.MapFS {
 	}
 }
 
+// builtOrigin is the placeholder origin builtSite was built with.
+const builtOrigin = "http://studyloop.invalid"
+
+// mustLoad loads builtSite with opts, replacing builtOrigin.
 func mustLoad(t *testing.T, opts *Options) *Site {
 	t.Helper()
-	s, err := Load(builtSite(), opts)
+	withOrigin := Options{Placeholder: builtOrigin}
+	if opts != nil {
+		withOrigin.BaseURL = opts.BaseURL
+	}
+	s, err := Load(builtSite(), &withOrigin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +162,7 @@ func TestLoadReplacesPlaceholderInTextFiles(t *testing.T) {
 		e, _ := s.Lookup(p)
 		body := e.File.Body
 		if p == "/logo.png" {
-			if !bytes.Contains(body, []byte(Placeholder)) {
+			if !bytes.Contains(body, []byte(builtOrigin)) {
 				t.Errorf("binary %s was rewritten: %q", p, body)
 			}
 			continue
@@ -181,6 +189,20 @@ func TestLoadReplacesPlaceholderInTextFiles(t *testing.T) {
 		e, ok := s.Lookup(p)
 		if !ok || !strings.Contains(string(e.File.Body), want) {
 			t.Errorf("%s does not contain %q", p, want)
+		}
+	}
+}
+
+// TestLoadWithoutPlaceholderReplacesNothing: a site loaded without its
+// placeholder origin is served as built.
+func TestLoadWithoutPlaceholderReplacesNothing(t *testing.T) {
+	s, err := Load(builtSite(), &Options{BaseURL: "https://study.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range builtSite() {
+		if e, ok := s.Lookup("/" + name); ok && e.File.Name == name && !bytes.Equal(e.File.Body, f.Data) {
+			t.Errorf("%s was rewritten: %q", name, e.File.Body)
 		}
 	}
 }
@@ -223,7 +245,7 @@ func TestLoadRejectsBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Load(tt.site, &Options{BaseURL: tt.base})
+			_, err := Load(tt.site, &Options{BaseURL: tt.base, Placeholder: builtOrigin})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Load: err=%v, want it to mention %q", err, tt.want)
 			}
