@@ -39,7 +39,7 @@ func (p *Pool) extractUploads(ctx context.Context, owner string, c store.Claim) 
 	for _, u := range uploads {
 		before := len(parts)
 		progress := func(done int) { p.recordProgress(ctx, c.Study.ID, owner, before+done) }
-		if u.Kind == string(extract.KindPDF) {
+		if extract.Kind(u.Kind) == extract.KindPDF {
 			pages, err := p.extractor.PDFWithProgress(ectx, u.Data, u.Pages, progress)
 			if err != nil {
 				return c, p.extractError(ctx, ectx, err)
