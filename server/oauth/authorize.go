@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/studyloop/studyloop/server/randtoken"
 	"github.com/studyloop/studyloop/server/ratelimit"
 	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/studyloop"
@@ -128,7 +129,7 @@ func (s *Server) HandleAuthorize() http.Handler {
 			s.internalErrorPage(w, r, err)
 			return
 		}
-		token := session.RandomToken()
+		token := randtoken.New()
 		s.addPending(r, token, pendingRequest{
 			ClientID: client.ID, RedirectURI: redirectURI, Challenge: q.Get("code_challenge"),
 			State: state, HasState: hasState, Audience: audience, UserID: userID, Created: s.now(),
@@ -193,7 +194,7 @@ func (s *Server) HandleDecision() http.Handler {
 			s.redirectError(w, r, p.RedirectURI, p.State, p.HasState, "access_denied", "The student denied access.")
 			return
 		}
-		code := "slac_" + session.RandomToken()
+		code := "slac_" + randtoken.New()
 		now := s.now()
 		err = s.store.CreateAuthorizationCode(r.Context(), &studyloop.AuthorizationCode{
 			Hash:          hashSecret(code),
@@ -202,7 +203,7 @@ func (s *Server) HandleDecision() http.Handler {
 			RedirectURI:   p.RedirectURI,
 			CodeChallenge: p.Challenge,
 			Audience:      p.Audience,
-			FamilyID:      session.RandomToken(),
+			FamilyID:      randtoken.New(),
 			CreatedAt:     now,
 			ExpiresAt:     now.Add(s.codeTTL),
 		})

@@ -13,8 +13,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/studyloop/studyloop/server/randtoken"
 	"github.com/studyloop/studyloop/server/ratelimit"
-	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -301,7 +301,7 @@ func (s *Server) replayed(ctx context.Context, familyID, description string) *to
 // hands the end on unchanged, so that a refresh token, stolen or not, does
 // not keep a grant alive for ever.
 func (s *Server) newTokens(familyID, clientID string, userID int64, audience, scope string, now, grantEnds time.Time) (access, refresh *studyloop.OAuthToken, res *tokenResponse) {
-	accessToken, refreshToken := "slat_"+session.RandomToken(), "slrt_"+session.RandomToken()
+	accessToken, refreshToken := "slat_"+randtoken.New(), "slrt_"+randtoken.New()
 	base := studyloop.OAuthToken{FamilyID: familyID, ClientID: clientID, UserID: userID, Audience: audience, Scope: scope, CreatedAt: now}
 	a, rt := base, base
 	a.Hash, a.Kind, a.ExpiresAt = hashSecret(accessToken), studyloop.AccessToken, minTime(now.Add(s.cfg.AccessTokenTTL), grantEnds)

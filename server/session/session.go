@@ -14,9 +14,7 @@ package session
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/subtle"
-	"encoding/base64"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -25,6 +23,7 @@ import (
 
 	"github.com/alexedwards/scs/v2"
 
+	"github.com/studyloop/studyloop/server/randtoken"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -241,7 +240,7 @@ func (m *Manager) CSRFToken(ctx context.Context) string {
 	if tok := m.scs.GetString(ctx, keyCSRF); tok != "" {
 		return tok
 	}
-	tok := RandomToken()
+	tok := randtoken.New()
 	m.scs.Put(ctx, keyCSRF, tok)
 	return tok
 }
@@ -296,11 +295,11 @@ func (m *Manager) RequireCSRF(next http.Handler) http.Handler {
 // the one in the request's form cookie, or a new one set in that cookie
 // on w (for the browser session).
 func (m *Manager) AnonymousCSRFToken(w http.ResponseWriter, r *http.Request) string {
-	if c, err := r.Cookie(m.formCookie.Name); err == nil && validToken(c.Value) {
+	if c, err := r.Cookie(m.formCookie.Name); err == nil && randtoken.WellFormed(c.Value) {
 		return c.Value
 	}
 	c := m.formCookie
-	c.Value = RandomToken()
+	c.Value = randtoken.New()
 	http.SetCookie(w, &c)
 	return c.Value
 }
@@ -309,7 +308,7 @@ func (m *Manager) AnonymousCSRFToken(w http.ResponseWriter, r *http.Request) str
 // header CSRFHeader) repeats its form cookie's token, in constant time.
 func (m *Manager) ValidAnonymousCSRF(r *http.Request) bool {
 	c, err := r.Cookie(m.formCookie.Name)
-	if err != nil || !validToken(c.Value) {
+	if err != nil || !randtoken.WellFormed(c.Value) {
 		return false
 	}
 	got := r.Header.Get(CSRFHeader)
@@ -317,19 +316,6 @@ func (m *Manager) ValidAnonymousCSRF(r *http.Request) bool {
 		got = r.PostForm.Get(CSRFField)
 	}
 	return subtle.ConstantTimeCompare([]byte(got), []byte(c.Value)) == 1
-}
-
-// validToken reports whether s has the form of a RandomToken.
-func validToken(s string) bool {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	return err == nil && len(b) == 32
-}
-
-// RandomToken returns 256 random bits, base64url-encoded.
-func RandomToken() string {
-	b := make([]byte, 32)
-	rand.Read(b) //nolint:errcheck // crypto/rand.Read never fails
-	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // SafeNext returns next when it is a path on this site, and fallback
