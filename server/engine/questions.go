@@ -91,6 +91,8 @@ type asker struct {
 	// genericity holds generic's verdicts by phrase key.
 	genericity map[string]bool
 	rivals     map[[2]string]kin // rival's verdicts so far
+	// genera holds genus's answers by definition.
+	genera map[string]string
 	used       map[studyloop.Span]bool
 	stem       stemmer
 	tagged     map[string][]token.Token // the tagged tokens of cloze sentences, by text
@@ -164,7 +166,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 		text: text, opts: opts, stem: stem, seen: newDedup(stem), pool: map[string][]phrase{}, groups: map[int][]fact{},
 		used: map[studyloop.Span]bool{}, tagged: map[string][]token.Token{}, lex: lexicon.Default(),
 		recur: map[string]int{}, units: map[string]int{}, termKeys: map[string]bool{}, marked: map[string]bool{}, asked: map[string]int{}, offered: map[string]int{},
-		checked: map[checkKey]error{}, genericity: map[string]bool{}, aliases: findAliases(strings.ReplaceAll(text, "**", "")), rivals: map[[2]string]kin{},
+		checked: map[checkKey]error{}, genericity: map[string]bool{}, aliases: findAliases(strings.ReplaceAll(text, "**", "")), rivals: map[[2]string]kin{}, genera: map[string]string{},
 	}
 	words := 0
 	a.unitCount = len(units)
@@ -842,6 +844,9 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 		if n, m := utf8.RuneCountInString(p.text), utf8.RuneCountInString(q.Answer); 2*n < m || 2*n > 3*m+4 {
 			return
 		}
+		if startsLower(q.Answer) && headingCase(p.text) {
+			return // "Calculating Elasticity", a heading, beside "income elasticity"
+		}
 		text := p.text
 		if p.initial && !strings.HasPrefix(b.class, "name") && startsLower(q.Answer) {
 			text = lowerFirst(text)
@@ -919,6 +924,9 @@ func (a *asker) multipleChoice(u *unit, src clozeSource, n int) []studyloop.Ques
 			if a.offered[answerKey(v)] >= maxDistractorUses || tooClose(a.lex, answer, v) || a.aliases.same(answer, v) {
 				continue
 			}
+			if f.kind != factCell && !a.sameKind(f, c) {
+				continue // "Python" (a language) among "pandas" (a package) and "class"
+			}
 			if n, m := utf8.RuneCountInString(v), utf8.RuneCountInString(answer); n > 2*m+8 || m > 2*n+8 {
 				continue // of a like length, so the answer does not stand out
 			}
@@ -971,6 +979,9 @@ func (a *asker) factDistractors(f fact) []fact {
 		if kin && c.group == f.group {
 			n += 2 // one list names things of one kind
 		}
+		if g := a.genus(f.def); g != "" && g == a.genus(c.def) {
+			n += 2 // both are "a function that…"
+		}
 		if n >= 2 && c.term != f.term {
 			rivals = append(rivals, rival{c, n})
 		}
@@ -981,6 +992,64 @@ func (a *asker) factDistractors(f fact) []fact {
 		out[i] = r.f
 	}
 	return out
+}
+
+// headingCase reports whether every word of a phrase of two or more words
+// starts with a capital, as a heading's words do.
+func headingCase(phrase string) bool {
+	words := strings.Fields(phrase)
+	for _, w := range words {
+		if startsLower(w) {
+			return false
+		}
+	}
+	return len(words) >= 2
+}
+
+// sameKind reports whether glossary term c is of f's kind, so it can
+// stand beside f as a wrong choice: the two share a head noun or are
+// WordNet siblings, or their definitions name the same genus ("A value
+// separating…", "The value that appears most often").
+func (a *asker) sameKind(f, c fact) bool {
+	if a.rival(f.term, c.term) != notKin {
+		return true
+	}
+	g := a.genus(f.def)
+	return g != "" && g == a.genus(c.def)
+}
+
+// genus is the stem of the noun a definition opens with ("A popular
+// programming language that…" → language), "to" for one that opens with
+// a verb ("To combine many values…"), and "" when it opens otherwise.
+func (a *asker) genus(def string) string {
+	g, ok := a.genera[def]
+	if !ok {
+		g = definitionGenus(tagSentence(def), a.stem)
+		a.genera[def] = g
+	}
+	return g
+}
+
+func definitionGenus(toks []token.Token, stem stemmer) string {
+	head := ""
+	for i, t := range toks {
+		switch {
+		case i == 0 && strings.EqualFold(t.Text, "to"):
+			return "to"
+		case strings.HasPrefix(t.Tag, "NN"):
+			head = strings.ToLower(t.Text)
+			continue
+		case head != "":
+			return stem(head)
+		case t.Tag == "DT" || t.Tag == "CD" || t.Tag == "RB" || t.Tag == "HYPH" || t.Text == "-" || strings.HasPrefix(t.Tag, "JJ") || t.Tag == "VBN" || t.Tag == "VBG":
+			continue
+		}
+		return ""
+	}
+	if head == "" {
+		return ""
+	}
+	return stem(head)
 }
 
 // alphabetical reports whether the terms of a group all start with one
