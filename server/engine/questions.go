@@ -1007,11 +1007,12 @@ func headingCase(phrase string) bool {
 }
 
 // sameKind reports whether glossary term c is of f's kind, so it can
-// stand beside f as a wrong choice: the two share a head noun or are
-// WordNet siblings, or their definitions name the same genus ("A value
+// stand beside f as a wrong choice: the two are items of one list (not a
+// glossary's letter), share a head noun or are WordNet siblings, or their
+// definitions name the same genus ("A value
 // separating…", "The value that appears most often").
 func (a *asker) sameKind(f, c fact) bool {
-	if a.rival(f.term, c.term) != notKin {
+	if c.group == f.group && !a.alphabetical(f.group) || a.rival(f.term, c.term) != notKin {
 		return true
 	}
 	g := a.genus(f.def)
