@@ -211,7 +211,7 @@ func lowerFirstUnlessName(s, tag string) string {
 	return lowerFirst(s)
 }
 
-// statedQuestions returns the list, relation and cause questions of u's
+// statedQuestions returns the list, relation, cause, date and person questions of u's
 // sentences, up to n.
 func statedQuestions(u *unit, n int) []studyloop.Question {
 	var out []studyloop.Question
@@ -219,7 +219,7 @@ func statedQuestions(u *unit, n int) []studyloop.Question {
 		if len(out) >= n {
 			break
 		}
-		for _, ask := range []func(*sentence) (studyloop.Question, bool){listQuestion, relationQuestion, whyQuestion} {
+		for _, ask := range []func(*sentence) (studyloop.Question, bool){listQuestion, relationQuestion, whyQuestion, yearQuestion, whoQuestion} {
 			if q, ok := ask(s); ok {
 				out = append(out, q)
 				break

@@ -37,6 +37,33 @@ func TestStatedQuestions(t *testing.T) {
 		{"why refuses a past tense",
 			"# History\n\nThe cotton mills moved north because the rivers turned their wheels." + filler,
 			"", ""},
+		{"year of a passive verb",
+			"# Railways\n\nIn 1825 the first railway, between Stockton and Darlington, was opened, and trains soon ran everywhere." + filler,
+			"In what year was the first railway, between Stockton and Darlington, opened?", "1825"},
+		{"year of a past verb",
+			"# Locomotives\n\nIn 1804 Trevithick adapted the Watt engine to transport and made the first locomotive." + filler,
+			"In what year did Trevithick adapt the Watt engine to transport?", "1804"},
+		{"year inside the clause",
+			"# Cables\n\nThe first underseas cable was laid in 1851 between France and England." + filler,
+			"In what year was the first underseas cable laid between France and England?", "1851"},
+		{"two years are no question",
+			"# Cables\n\nThe first underseas cable was laid in 1851 and replaced in 1866 between France and England." + filler,
+			"", ""},
+		{"a year after a pronoun subject",
+			"# Cables\n\nIn 1851 they laid the first underseas cable between France and England." + filler,
+			"", ""},
+		{"who of a person",
+			"# Conditioning\n\nPavlov came to his conclusions about how learning occurs completely by accident." + filler,
+			"Who came to his conclusions about how learning occurs completely by accident?", "Pavlov"},
+		{"who of a full name",
+			"# Engines\n\nJames Watt improved the steam engine with a separate condenser." + filler,
+			"Who improved the steam engine with a separate condenser?", "James Watt"},
+		{"no who of a place",
+			"# Wars\n\nBritain declared war on the colonies after the tea was dumped in the harbour." + filler,
+			"", ""},
+		{"no who of a capitalised noun",
+			"# Blood\n\nBlood flowed into the right atrium from the superior and inferior venae cavae." + filler,
+			"", ""},
 	}
 	g := mustOffline(t)
 	for _, tt := range tests {
@@ -64,7 +91,7 @@ func TestStatedQuestions(t *testing.T) {
 }
 
 func isStated(prompt string) bool {
-	for _, p := range []string{"What are the ", "Why ", "As ", "When ", "If "} {
+	for _, p := range []string{"What are the ", "Why ", "As ", "When ", "If ", "In what year ", "Who "} {
 		if strings.HasPrefix(prompt, p) && strings.HasSuffix(prompt, "?") {
 			return true
 		}
@@ -88,6 +115,24 @@ func TestShuffleInSpreadsTheAnswer(t *testing.T) {
 	for i, n := range positions {
 		if n < 50 {
 			t.Errorf("answer at position %d in %d of 400 questions", i, n)
+		}
+	}
+}
+
+// TestDefinitionGenus: a glossary definition's genus is the noun it opens
+// with, after articles and adjectives; "to" for a verb's definition.
+func TestDefinitionGenus(t *testing.T) {
+	tests := []struct{ def, genus string }{
+		{"A value separating the upper and lower halves of a sorted dataset.", "value"},
+		{"The value that appears most often in a dataset.", "value"},
+		{"A popular interpreted open-source programming language that relies on indentation.", "language"},
+		{"A function that creates an object of a particular class.", "function"},
+		{"To combine many values into one, e.g., by summing a set of numbers.", "to"},
+		{"How widely values in a dataset differ from the mean.", ""},
+	}
+	for _, tt := range tests {
+		if got := definitionGenus(tagSentence(tt.def), func(s string) string { return s }); got != tt.genus {
+			t.Errorf("definitionGenus(%q) = %q, want %q", tt.def, got, tt.genus)
 		}
 	}
 }

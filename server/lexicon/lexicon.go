@@ -28,6 +28,8 @@ type Lexicon struct {
 	words      map[string]word
 	hypernyms  [][]int32 // by noun synset id
 	exceptions map[string]string
+	verbs      map[string]bool   // one-word verb lemmas
+	pastForms  map[string]string // irregular verb forms to their lemma: "led" to "lead"
 }
 
 type word struct {
@@ -49,7 +51,7 @@ func parse(gz []byte) (*Lexicon, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Lexicon{words: make(map[string]word, 160_000), exceptions: map[string]string{}}
+	l := &Lexicon{words: make(map[string]word, 160_000), exceptions: map[string]string{}, verbs: map[string]bool{}, pastForms: map[string]string{}}
 	sc := bufio.NewScanner(zr)
 	for sc.Scan() {
 		line := sc.Text()
@@ -78,6 +80,14 @@ func parse(gz []byte) (*Lexicon, error) {
 				return nil, fmt.Errorf("bad line %q", line)
 			}
 			l.exceptions[form] = base
+		case "V":
+			l.verbs[rest] = true
+		case "X":
+			form, base, ok := strings.Cut(rest, "\t")
+			if !ok {
+				return nil, fmt.Errorf("bad line %q", line)
+			}
+			l.pastForms[form] = base
 		default:
 			return nil, fmt.Errorf("bad line %q", line)
 		}
@@ -149,6 +159,13 @@ func (l *Lexicon) Count(s string) int {
 func (l *Lexicon) Senses(s string) int {
 	w, _ := l.lookup(s)
 	return int(w.senses)
+}
+
+// NounOnly reports whether every WordNet sense of s is a noun's: "Pavlov"
+// is only a name, "Galilean" also an adjective.
+func (l *Lexicon) NounOnly(s string) bool {
+	w, ok := l.lookup(s)
+	return ok && len(w.synsets) > 0 && int(w.senses) == len(w.synsets)
 }
 
 // IsNoun reports whether WordNet lists s (or its singular) as a noun.
@@ -236,4 +253,75 @@ func (l *Lexicon) ancestors(synsets []int32) map[int32]int {
 		frontier = next
 	}
 	return out
+}
+
+// VerbBase is the lemma of a verb's past form ("opened" to "open",
+// "carried" to "carry", "led" to "lead"), when WordNet knows the verb.
+func (l *Lexicon) VerbBase(past string) (string, bool) {
+	past = strings.ToLower(past)
+	if base, ok := l.pastForms[past]; ok {
+		return base, true
+	}
+	stem, ok := strings.CutSuffix(past, "ed")
+	if !ok {
+		return "", false
+	}
+	candidates := []string{stem + "e", stem}
+	if n := len(stem); n >= 2 && stem[n-1] == stem[n-2] {
+		candidates = append(candidates, stem[:n-1]) // "planned" to "plan"
+	}
+	if y, ok := strings.CutSuffix(stem, "i"); ok {
+		candidates = append(candidates, y+"y") // "carried" to "carry"
+	}
+	for _, c := range candidates {
+		if l.verbs[c] {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// kindDepth bounds how far up the hypernym tree IsPerson and IsPlace
+// look: "Jefferson" is a President, a head of state, ... and six steps up
+// a person.
+const kindDepth = 9
+
+// IsPerson reports whether WordNet knows name as a person: one of its
+// senses is an instance or a kind of person ("Faraday", "Watt").
+func (l *Lexicon) IsPerson(name string) bool { return l.isA(name, "person") }
+
+// IsPlace reports whether one of name's senses is a location: "France"
+// and "Washington" are places, whatever else they are.
+func (l *Lexicon) IsPlace(name string) bool { return l.isA(name, "location") }
+
+// isA reports whether one of name's senses is, up to kindDepth steps, an
+// instance or a kind of the first sense of noun kind.
+func (l *Lexicon) isA(name, kind string) bool {
+	w, ok := l.lookup(name)
+	if !ok || len(w.synsets) == 0 {
+		return false
+	}
+	k, ok := l.lookup(kind)
+	if !ok || len(k.synsets) == 0 {
+		return false
+	}
+	target := k.synsets[0]
+	seen := map[int32]bool{}
+	frontier := w.synsets
+	for depth := 0; depth <= kindDepth && len(frontier) > 0; depth++ {
+		var next []int32
+		for _, s := range frontier {
+			if s == target {
+				return true
+			}
+			for _, h := range l.hypernyms[s] {
+				if !seen[h] {
+					seen[h] = true
+					next = append(next, h)
+				}
+			}
+		}
+		frontier = next
+	}
+	return false
 }

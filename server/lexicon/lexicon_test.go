@@ -74,3 +74,47 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+func TestVerbBase(t *testing.T) {
+	tests := []struct{ past, base string }{
+		{"opened", "open"}, {"declared", "declare"}, {"planned", "plan"}, {"added", "add"},
+		{"carried", "carry"}, {"led", "lead"}, {"began", "begin"}, {"fought", "fight"},
+		{"Patented", "patent"}, {"xyzzied", ""}, {"runs", ""},
+	}
+	l := Default()
+	for _, tt := range tests {
+		base, ok := l.VerbBase(tt.past)
+		if base != tt.base || ok != (tt.base != "") {
+			t.Errorf("VerbBase(%q) = %q, %v; want %q", tt.past, base, ok, tt.base)
+		}
+	}
+}
+
+func TestPeopleAndPlaces(t *testing.T) {
+	tests := []struct {
+		name                    string
+		person, place, nounOnly bool
+	}{
+		{"Faraday", true, false, true},
+		{"James Watt", true, false, true},
+		{"Thomas Jefferson", true, false, true},
+		{"Washington", true, true, true},
+		{"France", true, true, true},
+		{"Britain", false, true, true},
+		{"Galilean", true, false, false},
+		{"ribosome", false, false, true},
+		{"Nobody Inparticular", false, false, false},
+	}
+	l := Default()
+	for _, tt := range tests {
+		if got := l.IsPerson(tt.name); got != tt.person {
+			t.Errorf("IsPerson(%q) = %v", tt.name, got)
+		}
+		if got := l.IsPlace(tt.name); got != tt.place {
+			t.Errorf("IsPlace(%q) = %v", tt.name, got)
+		}
+		if got := l.NounOnly(tt.name); got != tt.nounOnly {
+			t.Errorf("NounOnly(%q) = %v", tt.name, got)
+		}
+	}
+}

@@ -8,6 +8,8 @@
 //	S <hypernym ids, comma-separated>      one per noun synset; ids count from 0
 //	W <lemma> <tagged count> <senses> <noun synset ids, comma-separated>
 //	E <irregular noun form> <lemma>
+//	V <verb lemma>                          one-word verbs only
+//	X <irregular verb form> <lemma>
 //
 // The tagged count is how often the lemma's senses were tagged in the
 // SemCor corpus (WordNet's cntlist.rev), senses its number of synsets over
@@ -80,12 +82,16 @@ func run(dir, out string) error {
 		}
 		return w
 	}
+	var verbs []string
 	for _, pos := range []string{"noun", "verb", "adj", "adv"} {
 		err := eachLine(filepath.Join(dir, "index."+pos), func(line string) error {
 			f := strings.Fields(line)
 			senses, err := strconv.Atoi(f[2])
 			if err != nil {
 				return err
+			}
+			if pos == "verb" && !strings.Contains(f[0], "_") {
+				verbs = append(verbs, f[0])
 			}
 			w := get(f[0])
 			w.senses += senses
@@ -146,6 +152,20 @@ func run(dir, out string) error {
 	err = eachLine(filepath.Join(dir, "noun.exc"), func(line string) error {
 		f := strings.Fields(line)
 		_, err := fmt.Fprintf(bw, "E\t%s\t%s\n", strings.ReplaceAll(f[0], "_", " "), strings.ReplaceAll(f[1], "_", " "))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, v := range verbs {
+		fmt.Fprintf(bw, "V\t%s\n", v)
+	}
+	err = eachLine(filepath.Join(dir, "verb.exc"), func(line string) error {
+		f := strings.Fields(line)
+		if strings.Contains(f[0], "_") || strings.Contains(f[1], "_") {
+			return nil
+		}
+		_, err := fmt.Fprintf(bw, "X\t%s\t%s\n", f[0], f[1])
 		return err
 	})
 	if err != nil {

@@ -1,0 +1,245 @@
+package engine
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/jdkato/prose/v3/token"
+	"github.com/studyloop/studyloop/server/lexicon"
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// People and dates, read off one sentence each like the other stated
+// questions:
+//   - "In 1825 the first railway was opened." asks "In what year was the
+//     first railway opened?";
+//   - "Faraday discovered electromagnetic induction." asks "Who discovered
+//     electromagnetic induction?", when WordNet knows the name as a
+//     person's and never as a place's.
+
+// yearToken is a year a history would date an event by.
+var yearToken = regexp.MustCompile(`^(1[0-9]{3}|20[0-9]{2})$`)
+
+// yearQuestion asks "In what year …?" of a sentence whose main clause is
+// dated by one "in <year>": the year goes, "was" or "were" moves in
+// front of the subject, and a past-tense verb becomes "did" and its stem.
+func yearQuestion(s *sentence) (studyloop.Question, bool) {
+	toks, ok := plainStatement(s)
+	if !ok {
+		return studyloop.Question{}, false
+	}
+	year := -1
+	for i, t := range toks {
+		if yearToken.MatchString(t.Text) || t.Tag == "CD" && len(t.Text) == 4 {
+			if year >= 0 || i == 0 || s.lower[i-1] != "in" || !yearToken.MatchString(t.Text) {
+				return studyloop.Question{}, false // two dates, or one not "in <year>"
+			}
+			year = i
+		}
+	}
+	if year < 0 {
+		return studyloop.Question{}, false
+	}
+	// The clause without "in <year>" and the commas that set it off.
+	var clause []token.Token
+	for i, t := range toks {
+		switch {
+		case i == year-1 || i == year:
+		case i == year+1 && t.Text == "," && (year == 1 || toks[year-2].Text == ","):
+		case i == year-2 && t.Text == ",":
+		default:
+			clause = append(clause, t)
+		}
+	}
+	verb := pastVerb(clause)
+	if verb < 1 || !subjectOnly(clause[:verb]) {
+		return studyloop.Question{}, false
+	}
+	clause = firstClause(clause)
+	subject := joinTokens(s.text, clause[:verb])
+	subject = lowerFirstUnlessName(subject, clause[0].Tag)
+	v := strings.ToLower(clause[verb].Text)
+	rest := joinTokens(s.text, clause[verb+1:])
+	var prompt string
+	switch {
+	case v == "was" || v == "were":
+		if verb+1 >= len(clause) || clause[verb+1].Tag != "VBN" && clause[verb+1].Tag != "RB" {
+			return studyloop.Question{}, false // "was a city": no event
+		}
+		prompt = "In what year " + v + " " + subject + " " + rest + "?"
+	default:
+		base, ok := lexicon.Default().VerbBase(v)
+		if !ok || base == "be" || base == "have" {
+			return studyloop.Question{}, false
+		}
+		prompt = "In what year did " + subject + " " + base + " " + rest + "?"
+	}
+	return statedQuestion(prompt, toks[year].Text, s)
+}
+
+// personTitles may open a person's name.
+var personTitles = wordSet(`king queen president general sir lord lady emperor empress pope saint st. dr. dr professor prince princess duke senator governor admiral captain`)
+
+// whoQuestion asks "Who …?" of a sentence that opens with a person's name
+// followed by its verb.
+func whoQuestion(s *sentence) (studyloop.Question, bool) {
+	toks, ok := plainStatement(s)
+	if !ok || strings.ContainsAny(s.text, ":") {
+		return studyloop.Question{}, false
+	}
+	n := 0
+	for n < len(toks) && n < 4 && (toks[n].Tag == "NNP" || n == 0 && personTitles[s.lower[0]]) && !startsLower(toks[n].Text) {
+		n++
+	}
+	if n == 0 || n >= len(toks) {
+		return studyloop.Question{}, false
+	}
+	if toks[n].Tag != "VBD" {
+		return studyloop.Question{}, false // "Stephenson's Rocket", "Watt and Boulton", "Justice is…"
+	}
+	name := joinTokens(s.text, toks[:n])
+	if !knownPerson(name, personTitles[s.lower[0]]) {
+		return studyloop.Question{}, false
+	}
+	rest := firstClause(toks[n:])
+	if len(rest) < 4 || len(rest) > 30 {
+		return studyloop.Question{}, false
+	}
+	surname := toks[n-1].Text
+	for _, t := range rest {
+		if t.Text == surname {
+			return studyloop.Question{}, false // the answer in the prompt
+		}
+	}
+	return statedQuestion("Who "+joinTokens(s.text, rest)+"?", name, s)
+}
+
+// knownPerson reports whether name is a person's and no place's in
+// WordNet, as a whole or by its last word ("James Watt", "Faraday"). A
+// single word that is also an everyday word ("Mill") or an adjective
+// ("Galilean") is not trusted as a name.
+func knownPerson(name string, titled bool) bool {
+	lex := lexicon.Default()
+	words := strings.Fields(name)
+	if titled && len(words) >= 2 {
+		return true
+	}
+	last := words[len(words)-1]
+	switch {
+	case lex.IsPerson(name) && !lex.IsPlace(name):
+		return true
+	case lex.IsPlace(last) || !lex.IsPerson(last):
+		return false
+	}
+	return len(words) >= 2 || lex.NounOnly(last) && !isGeneralWord(lex, strings.ToLower(last))
+}
+
+// plainStatement returns a sentence's tokens without its full stop when it
+// is one plain statement: tagged, ending in a full stop, no question, and
+// nothing that leans on an earlier sentence.
+func plainStatement(s *sentence) ([]token.Token, bool) {
+	if !s.tagged || !endsSentence(s.text) || strings.ContainsAny(s.text, "?\n") || sentenceProblem(s.text) {
+		return nil, false
+	}
+	toks := s.toks
+	if n := len(toks); n > 0 && toks[n-1].Text == "." {
+		toks = toks[:n-1]
+	}
+	if len(toks) < 5 || len(toks) > 45 {
+		return nil, false
+	}
+	return toks, true
+}
+
+// pastVerb is the index of the clause's first past-tense verb, or -1.
+func pastVerb(clause []token.Token) int {
+	for i, t := range clause {
+		switch t.Tag {
+		case "VBD":
+			return i
+		case "VBZ", "VBP", "MD":
+			return -1
+		}
+	}
+	return -1
+}
+
+// subjectOnly reports whether tokens can be a clause's whole subject: a
+// noun phrase naming its thing, with no pronoun and nothing that points
+// back ("this", "these", "such").
+func subjectOnly(tokens []token.Token) bool {
+	if len(tokens) > 12 {
+		return false
+	}
+	noun := false
+	for _, t := range tokens {
+		switch {
+		case t.Tag == "PRP" || t.Tag == "PRP$" || t.Tag == "WDT" || t.Tag == "WP" || t.Tag == "EX":
+			return false
+		case pointers[strings.ToLower(t.Text)]:
+			return false
+		case strings.HasPrefix(t.Tag, "NN"):
+			noun = true
+		}
+	}
+	return noun
+}
+
+// pointers are words that make a subject point back at something said
+// before.
+var pointers = wordSet(`this these that those such same latter former other another`)
+
+// firstClause cuts tokens where a second clause or predicate begins:
+// ", and", ", but", "and made".
+func firstClause(tokens []token.Token) []token.Token {
+	for i := 1; i+1 < len(tokens); i++ {
+		if tokens[i].Text == "," && tokens[i+1].Tag == "CC" || clauseBoundary(tokens, i) {
+			return tokens[:i]
+		}
+	}
+	return tokens
+}
+
+// joinTokens is the text of tokens, spaced as text has them; where words
+// were left out between two tokens, one space stands for them.
+func joinTokens(text string, tokens []token.Token) string {
+	var b strings.Builder
+	for i, t := range tokens {
+		if i > 0 {
+			prev := tokens[i-1]
+			switch gap := ""; {
+			case prev.End() <= t.Start && t.Start <= len(text):
+				gap = text[prev.End():t.Start]
+				if strings.TrimSpace(gap) == "" {
+					b.WriteString(gap)
+					break
+				}
+				fallthrough // words left out between them
+			default:
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(t.Text)
+	}
+	return b.String()
+}
+
+// statedQuestion is the short-answer question of prompt and answer from
+// s, unless the prompt holds a quotation or a bracket, which a question
+// made of part of a sentence may have cut in two.
+func statedQuestion(prompt, answer string, s *sentence) (studyloop.Question, bool) {
+	prompt = tidyPrompt(prompt)
+	if strings.ContainsAny(prompt, "\"“”()[];") {
+		return studyloop.Question{}, false
+	}
+	return studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: prompt, Answer: answer, Source: s.span()}, true
+}
+
+// tidyPrompt closes the gaps that removed words leave: two spaces, a space
+// before a comma or question mark, a comma before the question mark.
+func tidyPrompt(p string) string {
+	p = strings.Join(strings.Fields(p), " ")
+	p = strings.ReplaceAll(p, " ,", ",")
+	p = strings.ReplaceAll(p, ",?", "?")
+	return strings.ReplaceAll(p, " ?", "?")
+}
