@@ -20,25 +20,38 @@ import (
 // yearToken is a year a history would date an event by.
 var yearToken = regexp.MustCompile(`^(1[0-9]{3}|20[0-9]{2})$`)
 
-// yearQuestion asks "In what year …?" of a sentence whose main clause is
-// dated by one "in <year>": the year goes, "was" or "were" moves in
-// front of the subject, and a past-tense verb becomes "did" and its stem.
-func yearQuestion(s *sentence) (studyloop.Question, bool) {
+// A datedEvent is a sentence's main clause dated by one "in <year>",
+// without the date: "the first railway was opened" of "In 1825 the first
+// railway was opened, and …".
+type datedEvent struct {
+	s      *sentence
+	clause []token.Token // subject, verb and the rest of the first clause
+	verb   int           // index of the past-tense verb in clause
+	year   string
+}
+
+// text is the event as a clause of its own, without the date.
+func (e datedEvent) text() string {
+	return upperFirst(tidyPrompt(joinTokens(e.s.text, e.clause)))
+}
+
+// findDatedEvent reads the dated event of s, if s states one.
+func findDatedEvent(s *sentence) (datedEvent, bool) {
 	toks, ok := plainStatement(s)
 	if !ok {
-		return studyloop.Question{}, false
+		return datedEvent{}, false
 	}
 	year := -1
 	for i, t := range toks {
 		if yearToken.MatchString(t.Text) || t.Tag == "CD" && len(t.Text) == 4 {
 			if year >= 0 || i == 0 || s.lower[i-1] != "in" || !yearToken.MatchString(t.Text) {
-				return studyloop.Question{}, false // two dates, or one not "in <year>"
+				return datedEvent{}, false // two dates, or one not "in <year>"
 			}
 			year = i
 		}
 	}
 	if year < 0 {
-		return studyloop.Question{}, false
+		return datedEvent{}, false
 	}
 	// The clause without "in <year>" and the commas that set it off.
 	var clause []token.Token
@@ -53,17 +66,30 @@ func yearQuestion(s *sentence) (studyloop.Question, bool) {
 	}
 	verb := pastVerb(clause)
 	if verb < 1 || !subjectOnly(clause[:verb]) {
+		return datedEvent{}, false
+	}
+	if clause = firstClause(clause); verb+1 >= len(clause) {
+		return datedEvent{}, false
+	}
+	return datedEvent{s: s, clause: clause, verb: verb, year: toks[year].Text}, true
+}
+
+// yearQuestion asks "In what year …?" of a dated event: "was" or "were"
+// moves in front of the subject, and a past-tense verb becomes "did" and
+// its stem.
+func yearQuestion(s *sentence) (studyloop.Question, bool) {
+	e, ok := findDatedEvent(s)
+	if !ok {
 		return studyloop.Question{}, false
 	}
-	clause = firstClause(clause)
-	subject := joinTokens(s.text, clause[:verb])
-	subject = lowerFirstUnlessName(subject, clause[0].Tag)
+	clause, verb := e.clause, e.verb
+	subject := lowerFirstUnlessName(joinTokens(s.text, clause[:verb]), clause[0].Tag)
 	v := strings.ToLower(clause[verb].Text)
 	rest := joinTokens(s.text, clause[verb+1:])
 	var prompt string
 	switch {
 	case v == "was" || v == "were":
-		if verb+1 >= len(clause) || clause[verb+1].Tag != "VBN" && clause[verb+1].Tag != "RB" {
+		if clause[verb+1].Tag != "VBN" && clause[verb+1].Tag != "RB" {
 			return studyloop.Question{}, false // "was a city": no event
 		}
 		prompt = "In what year " + v + " " + subject + " " + rest + "?"
@@ -74,8 +100,57 @@ func yearQuestion(s *sentence) (studyloop.Question, bool) {
 		}
 		prompt = "In what year did " + subject + " " + base + " " + rest + "?"
 	}
-	return statedQuestion(prompt, toks[year].Text, s)
+	return statedQuestion(prompt, e.year, s)
 }
+
+// orderQuestion asks which of three or four dated events of u came
+// first, when u dates that many in different years.
+func orderQuestion(u *unit) (studyloop.Question, bool) {
+	var events []datedEvent
+	years := map[string]bool{}
+	for _, s := range u.sentences() {
+		e, ok := findDatedEvent(s)
+		if !ok || years[e.year] || len(e.clause) > maxEventWords || strings.ContainsAny(e.text(), "\"“”()[];") {
+			continue
+		}
+		years[e.year] = true
+		events = append(events, e)
+		if len(events) == 4 {
+			break
+		}
+	}
+	if len(events) < 3 {
+		return studyloop.Question{}, false
+	}
+	first := events[0]
+	var others []string
+	for _, e := range events[1:] {
+		if e.year < first.year {
+			e, first = first, e
+		}
+		others = append(others, e.text())
+	}
+	prompt := "Which of the events below happened first?"
+	return studyloop.Question{
+		Type:    studyloop.QuestionMultipleChoice,
+		Prompt:  prompt,
+		Answer:  first.text(),
+		Choices: shuffleIn(first.text(), first.text(), others), // every order question has one prompt: the answer seeds the order
+		Source:  first.s.span(),
+	}, true
+}
+
+// eventOrder is u's order question, if it has one.
+func eventOrder(u *unit) []studyloop.Question {
+	if q, ok := orderQuestion(u); ok {
+		return []studyloop.Question{q}
+	}
+	return nil
+}
+
+// maxEventWords bounds the events offered as choices, so that each reads
+// at a glance.
+const maxEventWords = 16
 
 // personTitles may open a person's name.
 var personTitles = wordSet(`king queen president general sir lord lady emperor empress pope saint st. dr. dr professor prince princess duke senator governor admiral captain`)

@@ -136,3 +136,35 @@ func TestDefinitionGenus(t *testing.T) {
 		}
 	}
 }
+
+// TestEventOrder: a topic that dates three or more events in different
+// years gets one "Which of these happened first?" question whose right
+// choice is the earliest, and every choice is an event without its date.
+func TestEventOrder(t *testing.T) {
+	text := "# Transport\n\nIn 1825 the first railway was opened between Stockton and Darlington. " +
+		"The first underseas cable was laid in 1851 between France and England. " +
+		"In 1804 Trevithick adapted the Watt engine to transport. " +
+		"The electric telegraph came into existence in 1835. " +
+		"Railways and telegraphs changed how far and how fast goods and news could travel."
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order *studyloop.Question
+	for i, q := range ex.Questions {
+		if q.Prompt == "Which of the events below happened first?" {
+			order = &ex.Questions[i]
+		}
+	}
+	if order == nil {
+		t.Fatalf("no order question among %+v", ex.Questions)
+	}
+	if order.Answer != "Trevithick adapted the Watt engine to transport" || len(order.Choices) != 4 || !slices.Contains(order.Choices, order.Answer) {
+		t.Errorf("answer %q, choices %q", order.Answer, order.Choices)
+	}
+	for _, c := range order.Choices {
+		if strings.ContainsAny(c, "0123456789") {
+			t.Errorf("choice %q gives its date away", c)
+		}
+	}
+}

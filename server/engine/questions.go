@@ -251,6 +251,7 @@ func (a *asker) ask(ctx context.Context, u *unit) error {
 	got := a.take(ctx, u, want, [][]studyloop.Question{
 		a.shortAnswers(u, n),
 		statedQuestions(u, n),
+		eventOrder(u),
 		a.multipleChoice(u, src, n),
 		a.termDefinitions(u, n),
 		a.clozes(u, src, n, minClozeContext, false),
