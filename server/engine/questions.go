@@ -93,12 +93,12 @@ type asker struct {
 	rivals     map[[2]string]kin // rival's verdicts so far
 	// genera holds genus's answers by definition.
 	genera map[string]string
-	used       map[studyloop.Span]bool
-	stem       stemmer
-	tagged     map[string][]token.Token // the tagged tokens of cloze sentences, by text
-	lex        *lexicon.Lexicon
-	recur      map[string]int  // phrase key to its occurrences in the whole study
-	marked     map[string]bool // stem keys of bold and defined terms
+	used   map[studyloop.Span]bool
+	stem   stemmer
+	tagged map[string][]token.Token // the tagged tokens of cloze sentences, by text
+	lex    *lexicon.Lexicon
+	recur  map[string]int  // phrase key to its occurrences in the whole study
+	marked map[string]bool // stem keys of bold and defined terms
 	// asked counts the questions per answer and offered the wrong choices
 	// per choice, both by answerKey.
 	asked, offered map[string]int
