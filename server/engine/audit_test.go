@@ -192,6 +192,8 @@ func TestShortAnswerKeepsArticle(t *testing.T) {
 		{"The mitochondrion is the organelle that makes most of the ATP in a living cell.", "What is the mitochondrion?"},
 		{"Photosynthesis is the process by which green plants make sugar from light and water.", "What is photosynthesis?"},
 		{"Covalent bonds are the bonds that form when two atoms share pairs of electrons.", "What are covalent bonds?"},
+		{"The price elasticity of demand is the percentage change in the quantity demanded divided by the percentage change in price.", "What is the price elasticity of demand?"},
+		{"Price elasticity is the ratio between the percentage change in the quantity demanded and the percentage change in price.", "What is price elasticity?"},
 	}
 	g := mustOffline(t)
 	for _, tt := range tests {

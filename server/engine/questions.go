@@ -467,10 +467,13 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 		from, article = 1, t+" "
 	}
 	to := from
-	for to < len(s.toks) && to-from < 4 {
+	for to < len(s.toks) && to-from < 6 {
 		switch tag := s.toks[to].Tag; {
 		case strings.HasPrefix(tag, "NN"), strings.HasPrefix(tag, "JJ"), tag == "CD":
 			to++
+			continue
+		case s.lower[to] == "of" && to > from && to+1 < len(s.toks) && strings.HasPrefix(s.toks[to-1].Tag, "NN") && (strings.HasPrefix(s.toks[to+1].Tag, "NN") || strings.HasPrefix(s.toks[to+1].Tag, "JJ")):
+			to++ // "price elasticity of demand"
 			continue
 		}
 		break
@@ -502,7 +505,7 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 	x := s.text[s.toks[from].Start:s.toks[to-1].End()]
 	// A sentence's first word is tagged as a name by its capital alone:
 	// "Bradycardia is ..." asks about "bradycardia", a noun WordNet knows.
-	if from == 0 && (s.toks[0].Tag != "NNP" && s.toks[0].Tag != "NNPS" || to == 1 && lexicon.Default().IsNoun(strings.ToLower(x))) {
+	if from == 0 && (s.toks[0].Tag != "NNP" && s.toks[0].Tag != "NNPS" || to == 1 && lexicon.Default().IsNoun(strings.ToLower(x)) || to > 1 && everydayWord(s.toks[0].Text) && startsLower(s.toks[1].Text)) {
 		x = lowerFirst(x)
 	}
 	// Keep the source's article: "What is a covalent bond?", not "What
@@ -517,6 +520,14 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 		Type: studyloop.QuestionShortAnswer, Prompt: "What " + be + " " + x + "?",
 		Answer: answer, Source: s.span(),
 	}, true
+}
+
+// everydayWord reports whether a capitalised word is an English word
+// WordNet knows that is not only a name: "Price" (also a verb) at the
+// start of "Price elasticity is…", not "Newton" or "France".
+func everydayWord(w string) bool {
+	lex := lexicon.Default()
+	return lex.Senses(strings.ToLower(w)) > 0 && !lex.IsPlace(w) && !(lex.IsPerson(w) && lex.NounOnly(w))
 }
 
 func (a *asker) termDefinitions(u *unit, n int) []studyloop.Question {
