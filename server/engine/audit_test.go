@@ -193,6 +193,7 @@ func TestShortAnswerKeepsArticle(t *testing.T) {
 		{"Photosynthesis is the process by which green plants make sugar from light and water.", "What is photosynthesis?"},
 		{"Covalent bonds are the bonds that form when two atoms share pairs of electrons.", "What are covalent bonds?"},
 		{"The price elasticity of demand is the percentage change in the quantity demanded divided by the percentage change in price.", "What is the price elasticity of demand?"},
+		{"Cardiac output (CO) is a measurement of the amount of blood pumped by each ventricle in one minute.", "What is cardiac output?"},
 		{"Price elasticity is the ratio between the percentage change in the quantity demanded and the percentage change in price.", "What is price elasticity?"},
 	}
 	g := mustOffline(t)

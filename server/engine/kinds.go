@@ -2,6 +2,7 @@ package engine
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/studyloop/studyloop/server/lexicon"
@@ -211,7 +212,7 @@ func lowerFirstUnlessName(s, tag string) string {
 	return lowerFirst(s)
 }
 
-// statedQuestions returns the list, relation, cause, date and person questions of u's
+// statedQuestions returns the naming, list, relation, cause, date and person questions of u's
 // sentences, up to n.
 func statedQuestions(u *unit, n int) []studyloop.Question {
 	var out []studyloop.Question
@@ -219,7 +220,7 @@ func statedQuestions(u *unit, n int) []studyloop.Question {
 		if len(out) >= n {
 			break
 		}
-		for _, ask := range []func(*sentence) (studyloop.Question, bool){listQuestion, relationQuestion, whyQuestion, yearQuestion, whoQuestion} {
+		for _, ask := range []func(*sentence) (studyloop.Question, bool){namedQuestion, listQuestion, relationQuestion, whyQuestion, yearQuestion, whoQuestion} {
 			if q, ok := ask(s); ok {
 				out = append(out, q)
 				break
@@ -227,4 +228,96 @@ func statedQuestions(u *unit, n int) []studyloop.Question {
 		}
 	}
 	return out
+}
+
+// namingVerbs name a thing in "X is called T": the token sequences after
+// "is" or "are".
+var namingVerbs = [][]string{{"called"}, {"termed"}, {"known", "as"}, {"referred", "to", "as"}}
+
+// namedQuestion asks for the term the author names in bold in "X is
+// called T." ("What is the complete structure … called?") or in "When
+// …, it is called T." ("What is it called when …?"). The subject must
+// say what it names: a pronoun, or "this" before one or two words
+// ("This volume"), would lean on an earlier sentence; "This redundancy in
+// the genetic code" says enough to become "the redundancy in the genetic
+// code".
+func namedQuestion(s *sentence) (studyloop.Question, bool) {
+	if !s.tagged || !endsSentence(s.text) || strings.ContainsAny(s.text, "?\n;:") {
+		return studyloop.Question{}, false
+	}
+	be, at, after := -1, -1, -1
+	for i := 1; i+1 < len(s.lower) && at < 0; i++ {
+		if s.lower[i] != "is" && s.lower[i] != "are" {
+			continue
+		}
+		for _, v := range namingVerbs {
+			if i+1+len(v) < len(s.lower) && slices.Equal(s.lower[i+1:i+1+len(v)], v) {
+				be, at, after = i, i+1, i+1+len(v)
+				break
+			}
+		}
+	}
+	if at < 0 {
+		return studyloop.Question{}, false
+	}
+	if t := s.lower[after]; t == "a" || t == "an" || t == "the" {
+		after++
+	}
+	term, ok := boldAt(s, after)
+	if !ok {
+		return studyloop.Question{}, false
+	}
+	term = strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(term, "")) // the aliases offer "CR" beside "conditioned response"
+
+	v := s.lower[be]
+	var prompt string
+	switch first := s.lower[0]; {
+	case (first == "when" || first == "if") && be >= 3 && s.lower[be-1] == "it" && s.toks[be-2].Text == ",":
+		clause := strings.TrimSpace(s.text[s.toks[1].Start:s.toks[be-2].Start])
+		prompt = "What is it called " + first + " " + clause + "?"
+	default:
+		subject := s.toks[:be]
+		if len(subject) > 25 || strings.Contains(s.text[:s.toks[be].Start], ",") {
+			return studyloop.Question{}, false
+		}
+		for i, t := range subject {
+			passive := t.Tag == "VBD" && i+1 < len(subject) && s.lower[i+1] == "by" // "those encoded by exons"
+			if t.Tag == "PRP" || t.Tag == "VBZ" || t.Tag == "VBP" || t.Tag == "VBD" && !passive || t.Tag == "MD" {
+				return studyloop.Question{}, false
+			}
+		}
+		text := s.text[:s.toks[be].Start]
+		switch first {
+		case "this", "these":
+			if len(subject) < 6 {
+				return studyloop.Question{}, false // "This volume of blood": of what?
+			}
+			text = "the" + text[len(first):]
+		case "that", "those", "such", "it", "they":
+			return studyloop.Question{}, false
+		default:
+			text = lowerFirstUnlessName(text, s.toks[0].Tag)
+		}
+		prompt = "What " + v + " " + strings.TrimSpace(text) + " called?"
+	}
+	return statedQuestion(prompt, term, s)
+}
+
+// boldAt returns the bold term that starts at token i of s, if one does.
+func boldAt(s *sentence, i int) (string, bool) {
+	if i >= len(s.toks) {
+		return "", false
+	}
+	start := s.start + s.toks[i].Start
+	text := s.block.p.text
+	for _, b := range s.block.p.bold {
+		if b.Start == start {
+			end := wordEnd(text, b.End)
+			if end > s.start+len(s.text) || len(strings.Fields(text[b.Start:end])) > 6 {
+				return "", false
+			}
+			return text[b.Start:end], true
+		}
+	}
+	return "", false
 }

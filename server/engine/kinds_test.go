@@ -37,6 +37,21 @@ func TestStatedQuestions(t *testing.T) {
 		{"why refuses a past tense",
 			"# History\n\nThe cotton mills moved north because the rivers turned their wheels." + filler,
 			"", ""},
+		{"named in bold",
+			"# Translation\n\nThe complete structure containing an mRNA with multiple associated ribosomes is called a **polyribosome** (or **polysome**)." + filler,
+			"What is the complete structure containing an mRNA with multiple associated ribosomes called?", "polyribosome"},
+		{"named after this and a long noun phrase",
+			"# Codes\n\nThis redundancy in the genetic code is called **degeneracy**." + filler,
+			"What is the redundancy in the genetic code called?", "degeneracy"},
+		{"not named after this and a short noun phrase",
+			"# Volume\n\nThis volume of blood is called the **end systolic volume (ESV)**." + filler,
+			"", ""},
+		{"named after a when clause",
+			"# Learning\n\nWhen an organism learns to respond differently to various stimuli that are similar, it is called **stimulus discrimination**." + filler,
+			"What is it called when an organism learns to respond differently to various stimuli that are similar?", "stimulus discrimination"},
+		{"the name must be bold",
+			"# Learning\n\nWhen an organism learns to respond differently to various stimuli that are similar, it is called stimulus discrimination." + filler,
+			"", ""},
 		{"year of a passive verb",
 			"# Railways\n\nIn 1825 the first railway, between Stockton and Darlington, was opened, and trains soon ran everywhere." + filler,
 			"In what year was the first railway, between Stockton and Darlington, opened?", "1825"},
@@ -96,7 +111,7 @@ func isStated(prompt string) bool {
 			return true
 		}
 	}
-	return false
+	return strings.HasSuffix(prompt, " called?")
 }
 
 // TestShuffleInSpreadsTheAnswer: over many prompts the right choice lands
@@ -165,6 +180,28 @@ func TestEventOrder(t *testing.T) {
 	for _, c := range order.Choices {
 		if strings.ContainsAny(c, "0123456789") {
 			t.Errorf("choice %q gives its date away", c)
+		}
+	}
+}
+
+// TestParticipleClause: a blank may not open with a present participle
+// that heads a clause; after an article or a preposition it is a noun.
+func TestParticipleClause(t *testing.T) {
+	tests := []struct {
+		sentence, blank string
+		want            bool
+	}{
+		{"Each molecule is translated by many ribosomes, all synthesizing protein in the same direction.", "synthesizing protein", true},
+		{"Ribosomes keep synthesizing protein until they reach a stop codon.", "synthesizing protein", true},
+		{"The cell spends energy on synthesizing protein during growth.", "synthesizing protein", false},
+		{"The splicing of introns takes place in the nucleus of the cell.", "splicing", false},
+		{"Ribosomes make protein in the cytoplasm of every living cell.", "protein", false},
+	}
+	for _, tt := range tests {
+		s := &sentence{text: tt.sentence, toks: tagSentence(tt.sentence), tagged: true}
+		from := strings.Index(tt.sentence, tt.blank)
+		if got := participleClause(s, blank{from: from, to: from + len(tt.blank)}); got != tt.want {
+			t.Errorf("participleClause(%q, %q) = %v, want %v", tt.sentence, tt.blank, got, tt.want)
 		}
 	}
 }

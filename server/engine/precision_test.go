@@ -244,10 +244,10 @@ func TestClozeLeavesOutAnswersOtherName(t *testing.T) {
 	tests := []struct {
 		text, answer, prompt, alternative string
 	}{
-		{"# Heart\n\nThe **end diastolic volume** (EDV) is the amount of blood in a ventricle after its filling.\n",
-			"end diastolic volume", "The _____ is the amount of blood in a ventricle after its filling.", "EDV"},
-		{"# Translation\n\nA messenger read by several translating machines at once is called a **polyribosome** (or polysome) in the cytoplasm.\n",
-			"polyribosome", "A messenger read by several translating machines at once is called a _____ in the cytoplasm.", "polysome"},
+		{"# Heart\n\nEach ventricle collects the **end diastolic volume** (EDV) of blood before it contracts.\n",
+			"end diastolic volume", "Each ventricle collects the _____ of blood before it contracts.", "EDV"},
+		{"# Translation\n\nA messenger read by several translating machines at once makes up a **polyribosome** (or polysome) in the cytoplasm.\n",
+			"polyribosome", "A messenger read by several translating machines at once makes up a _____ in the cytoplasm.", "polysome"},
 	}
 	g := mustOffline(t)
 	for _, tt := range tests {

@@ -481,11 +481,16 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 	if to == from || !strings.HasPrefix(s.toks[to-1].Tag, "NN") || to >= len(s.toks) {
 		return studyloop.Question{}, false
 	}
+	// "Cardiac output (CO) is …": the abbreviation goes with the term.
+	after := to
+	if after+2 < len(s.toks) && s.toks[after].Text == "(" && s.toks[after+2].Text == ")" {
+		after += 3
+	}
 	verb := ""
 	yFrom := 0
 	for _, c := range copulas {
-		if to+len(c) < len(s.toks) && slices.Equal(s.lower[to:to+len(c)], c) {
-			verb, yFrom = c[0], to+len(c)
+		if after+len(c) < len(s.toks) && slices.Equal(s.lower[after:after+len(c)], c) {
+			verb, yFrom = c[0], after+len(c)
 			break
 		}
 	}
@@ -643,7 +648,7 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 			break
 		}
 		for _, b := range blanks[s] {
-			if a.partOfTerm(s, b) {
+			if a.partOfTerm(s, b) || participleClause(s, b) {
 				continue
 			}
 			q := studyloop.Question{
@@ -666,6 +671,29 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 		}
 	}
 	return out
+}
+
+// participleClause reports whether blank b opens with a present
+// participle that no determiner or preposition makes a noun: "all
+// synthesizing protein in the same direction" blanks a clause, "the
+// process of splicing" a noun.
+func participleClause(s *sentence, b blank) bool {
+	for i, t := range s.toks {
+		if t.Start < b.from {
+			continue
+		}
+		if t.Start > b.from || t.Tag != "VBG" || i == 0 {
+			return false
+		}
+		switch prev := s.toks[i-1]; {
+		case prev.Tag == "DT" && !quantifiers[strings.ToLower(prev.Text)] && !strings.EqualFold(prev.Text, "all"): // "all synthesizing protein": a clause
+			return false
+		case prev.Tag == "IN" || prev.Tag == "PRP$" || prev.Tag == "POS" || prev.Tag == "JJ" || prev.Tag == "TO":
+			return false
+		}
+		return true
+	}
+	return false
 }
 
 // wordEnd extends a bold span that stops inside a word ("**exon**s") to
