@@ -148,13 +148,8 @@ func TestEveryPOSTRouteIsCapped(t *testing.T) {
 	b.signUp(t, "", "ada@example.com", "long enough password")
 	csrf := b.get(t, "/app").csrf(t)
 	accessToken := mcpAccessToken(t, s, "grace@example.com")
-	u, _ := url.Parse(s.base)
-	var cookies []string
-	for _, c := range b.c.Jar.Cookies(u) {
-		cookies = append(cookies, c.Name+"="+c.Value)
-	}
 	signedIn := func(h http.Header) http.Header {
-		h.Set("Cookie", strings.Join(cookies, "; "))
+		h.Set("Cookie", b.cookieHeader(t))
 		return h
 	}
 
@@ -200,16 +195,11 @@ func TestHugeMultipartToAFormRouteRefusedEarly(t *testing.T) {
 	s := startAuthServer(t, storetest.Open(t, "sqlite"), nil)
 	b := newBrowser(t, s)
 	b.signUp(t, "", "ada@example.com", "long enough password")
-	u, _ := url.Parse(s.base)
-	var cookies []string
-	for _, c := range b.c.Jar.Cookies(u) {
-		cookies = append(cookies, c.Name+"="+c.Value)
-	}
 	c := bodyCap{path: "/app/studies", kind: multipartKind}
 	const size = 1 << 30
 	for _, length := range []int64{size, -1} {
 		h := capBodyHeader(c, "")
-		h.Set("Cookie", strings.Join(cookies, "; "))
+		h.Set("Cookie", b.cookieHeader(t))
 		got := sendRaw(t, s.base, c.path, h, capBody(c, "", size), length)
 		if got.status != http.StatusRequestEntityTooLarge && got.status != http.StatusUnsupportedMediaType {
 			t.Errorf("1 GiB multipart (length %d): status %d, want 413 or 415: %.200s", length, got.status, got.body)
@@ -279,6 +269,20 @@ func (letters) Read(p []byte) (int, error) {
 		p[i] = 'a'
 	}
 	return len(p), nil
+}
+
+// cookieHeader is the Cookie header the browser sends to its server.
+func (b *browser) cookieHeader(t *testing.T) string {
+	t.Helper()
+	u, err := url.Parse(b.s.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cookies []string
+	for _, c := range b.c.Jar.Cookies(u) {
+		cookies = append(cookies, c.Name+"="+c.Value)
+	}
+	return strings.Join(cookies, "; ")
 }
 
 // rawAnswer is what sendRaw saw.
