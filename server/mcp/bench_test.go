@@ -76,7 +76,7 @@ func benchmarkMCP(b *testing.B, dialect string) {
 	answerOne := func(b *testing.B) {
 		q := qs[answered%len(qs)]
 		answered++
-		if _, err := db.RecordAnswer(b.Context(), e.alice, q.ID, fsrs.Good, time.Now()); err != nil {
+		if _, err := storetest.Service(db).RecordAnswer(b.Context(), e.alice, q.ID, fsrs.Good, time.Now()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -52,7 +52,8 @@ func TestReadServerCard(t *testing.T) {
 // TestUnwiredServer checks the endpoint refuses to answer when mounted
 // without the bearer middleware or for another method.
 func TestUnwiredServer(t *testing.T) {
-	srv, err := mcp.New(mcp.Options{Store: storetest.Open(t, "sqlite"), Info: testInfo})
+	db := storetest.Open(t, "sqlite")
+	srv, err := mcp.New(mcp.Options{Store: db, Mastery: storetest.Service(db), Info: testInfo})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,10 +75,13 @@ func TestUnwiredServer(t *testing.T) {
 	if res.StatusCode != http.StatusMethodNotAllowed || res.Header.Get("Allow") != "POST" {
 		t.Errorf("GET: status %d Allow %q", res.StatusCode, res.Header.Get("Allow"))
 	}
-	if _, err := mcp.New(mcp.Options{Info: testInfo}); err == nil {
+	if _, err := mcp.New(mcp.Options{Mastery: storetest.Service(db), Info: testInfo}); err == nil {
 		t.Error("New without a store succeeded")
 	}
-	if _, err := mcp.New(mcp.Options{Store: storetest.Open(t, "sqlite")}); err == nil {
+	if _, err := mcp.New(mcp.Options{Store: db, Info: testInfo}); err == nil {
+		t.Error("New without mastery succeeded")
+	}
+	if _, err := mcp.New(mcp.Options{Store: db, Mastery: storetest.Service(db)}); err == nil {
 		t.Error("New without a name succeeded")
 	}
 	if _, err := mcp.Guard(mcp.GuardOptions{BaseURL: "not a url"}); err == nil {

@@ -31,7 +31,7 @@ func TestConformance(t *testing.T) {
 		t.Skipf("%s is not set; make conformance runs the suite (it needs Node 22 through npx)", conformanceEnv)
 	}
 	db := storetest.Open(t, "sqlite")
-	srv, err := mcp.New(mcp.Options{Store: db, Info: testInfo})
+	srv, err := mcp.New(mcp.Options{Store: db, Mastery: storetest.Service(db), Info: testInfo})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/studyloop/studyloop/server/fsrs"
 	"github.com/studyloop/studyloop/server/mcp"
 	"github.com/studyloop/studyloop/server/store"
+	"github.com/studyloop/studyloop/server/store/storetest"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -61,9 +62,10 @@ func newEnv(tb testing.TB, db *store.DB, allowedHosts ...string) *env {
 	tb.Helper()
 	e := &env{db: db, notified: make(chan struct{}, 1000)}
 	srv, err := mcp.New(mcp.Options{
-		Store:  db,
-		Info:   testInfo,
-		Notify: func() { e.notified <- struct{}{} },
+		Store:   db,
+		Mastery: storetest.Service(db),
+		Info:    testInfo,
+		Notify:  func() { e.notified <- struct{}{} },
 	})
 	if err != nil {
 		tb.Fatal(err)
@@ -137,7 +139,7 @@ func mustAnswerAll(tb testing.TB, db *store.DB, userID int64, qs []studyloop.Que
 	ratings := []fsrs.Rating{fsrs.Good, fsrs.Good, fsrs.Again, fsrs.Hard, fsrs.Easy}
 	at := time.Now().Add(-time.Hour)
 	for i, q := range qs {
-		if _, err := db.RecordAnswer(context.Background(), userID, q.ID, ratings[i%len(ratings)], at.Add(time.Duration(i)*time.Second)); err != nil {
+		if _, err := storetest.Service(db).RecordAnswer(context.Background(), userID, q.ID, ratings[i%len(ratings)], at.Add(time.Duration(i)*time.Second)); err != nil {
 			tb.Fatalf("answer: %v", err)
 		}
 	}

@@ -25,6 +25,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/studyloop/studyloop/server/study"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -53,14 +54,22 @@ type Store interface {
 	CreateStudy(ctx context.Context, userID int64, title, text string) (studyloop.Study, error)
 	GetStudy(ctx context.Context, userID int64, id string) (studyloop.Study, error)
 	ListStudies(ctx context.Context, userID int64, p studyloop.ListStudiesParams) ([]studyloop.Study, string, error)
-	StudyMastery(ctx context.Context, userID int64, studyID string, now time.Time) (studyloop.StudyMastery, error)
+}
+
+// Mastery works out a student's mastery figures; *study.Service implements
+// it, with the mastery cache it shares with the web app. A study of
+// another user is reported as missing (studyloop.ENOTFOUND).
+type Mastery interface {
 	MasterySummary(ctx context.Context, userID int64, now time.Time) (studyloop.MasterySummary, error)
+	RenderStudyMastery(ctx context.Context, userID int64, studyID string, now time.Time, r *study.Rendering) ([]byte, error)
 }
 
 // Options configures the MCP server.
 type Options struct {
 	// Store holds the studies. Required.
 	Store Store
+	// Mastery reports mastery. Required.
+	Mastery Mastery
 	// Info names the server in initialize; read it from the built server
 	// card with ReadServerCard so that both agree. Name and Version are
 	// required.
@@ -75,19 +84,25 @@ type Options struct {
 // Server answers MCP requests. Make one with New.
 type Server struct {
 	store     Store
+	mastery   Mastery
 	notify    func()
 	logger    *slog.Logger
 	info      *sdk.Implementation // serverInfo of initialize
 	toolsList json.RawMessage     // the tools/list result, encoded once
 	tools     map[string]*tool    // by name
-	mastery   *resultCache        // encoded get_mastery results
-	modern    modernResults       // the fixed 2026-07-28 results
+	// masteryResult is get_mastery's result of one study, kept with
+	// the figures in the mastery cache.
+	masteryResult *study.Rendering
+	modern        modernResults // the fixed 2026-07-28 results
 }
 
 // New returns a Server, or an error when the options are incomplete.
 func New(opts Options) (*Server, error) {
 	if opts.Store == nil {
 		return nil, errors.New("mcp: Options.Store is required")
+	}
+	if opts.Mastery == nil {
+		return nil, errors.New("mcp: Options.Mastery is required")
 	}
 	if opts.Info.Name == "" || opts.Info.Version == "" {
 		return nil, errors.New("mcp: Options.Info needs a name and a version (read them with ReadServerCard)")
@@ -97,17 +112,18 @@ func New(opts Options) (*Server, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		store:  opts.Store,
-		notify: opts.Notify,
-		logger: logger,
+		store:   opts.Store,
+		mastery: opts.Mastery,
+		notify:  opts.Notify,
+		logger:  logger,
 		info: &sdk.Implementation{
 			Name:       opts.Info.Name,
 			Title:      opts.Info.Title,
 			Version:    opts.Info.Version,
 			WebsiteURL: opts.Info.WebsiteURL,
 		},
-		tools:   make(map[string]*tool),
-		mastery: newResultCache(maxCachedResultBytes),
+		tools:         make(map[string]*tool),
+		masteryResult: study.NewRendering(studyMasteryResult),
 	}
 	tools, err := s.newTools()
 	if err != nil {

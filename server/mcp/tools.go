@@ -305,6 +305,10 @@ func (s *Server) call(ctx context.Context, userID int64, p callParams) (any, *rp
 	return json.RawMessage(result), nil
 }
 
+// encodedResult is a CallToolResult already encoded, as encodeResult
+// makes it. A tool that returns one has it sent as it is.
+type encodedResult []byte
+
 // encodeResult encodes a CallToolResult carrying out both as structured
 // content and as text content, the form the SDK's type marshals to, written
 // out directly so the result is encoded once and never re-compacted.
@@ -439,7 +443,7 @@ func (s *Server) getMastery(ctx context.Context, userID int64, args json.RawMess
 		return nil, err
 	}
 	if in.StudyID == "" {
-		sum, err := s.store.MasterySummary(ctx, userID, time.Now())
+		sum, err := s.mastery.MasterySummary(ctx, userID, time.Now())
 		if err != nil {
 			return nil, domainError(err, "")
 		}
@@ -449,16 +453,19 @@ func (s *Server) getMastery(ctx context.Context, userID int64, args json.RawMess
 		}
 		return out, nil
 	}
-	m, err := s.store.StudyMastery(ctx, userID, in.StudyID, time.Now())
+	result, err := s.mastery.RenderStudyMastery(ctx, userID, in.StudyID, time.Now(), s.masteryResult)
 	if err != nil {
 		return nil, domainError(err, in.StudyID)
 	}
+	return encodedResult(result), nil
+}
+
+// studyMasteryResult is the encoded get_mastery result of one study, made
+// once per study, version and minute and kept in the study service's
+// mastery cache (see study.Rendering). A study that is not ready has none.
+func studyMasteryResult(m studyloop.StudyMastery) ([]byte, error) {
 	if m.Status != studyloop.StatusReady {
-		return nil, toolErrorf("Study %q is %s, not ready: mastery exists once its questions are ready. Poll get_study_status until the status is ready.", in.StudyID, m.Status)
-	}
-	key := studyKey{userID: userID, studyID: m.StudyID}
-	if result, ok := s.mastery.get(key, m.Revision, m.AsOf); ok {
-		return result, nil
+		return nil, toolErrorf("Study %q is %s, not ready: mastery exists once its questions are ready. Poll get_study_status until the status is ready.", m.StudyID, m.Status)
 	}
 	study := &studyMasteryOutput{
 		StudyID:        m.StudyID,
@@ -474,12 +481,7 @@ func (s *Server) getMastery(ctx context.Context, userID int64, args json.RawMess
 			BestStreak:     t.BestStreak,
 		}
 	}
-	result, err := encodeResult(getMasteryOutput{Study: study})
-	if err != nil {
-		return nil, err
-	}
-	s.mastery.put(key, m.Revision, m.AsOf, result)
-	return result, nil
+	return encodeResult(getMasteryOutput{Study: study})
 }
 
 func newMasteryFigures(f studyloop.MasteryFigures) masteryFigures {

@@ -393,7 +393,7 @@ func TestGetMasteryAfterAnswers(t *testing.T) {
 			if !reflect.DeepEqual(again.Study.figuresOut, first.Study.figuresOut) || again.Study.Attempts != i {
 				t.Fatalf("before answer %d: %+v, want %d attempts", i+1, again.Study, i)
 			}
-			if _, err := db.RecordAnswer(context.Background(), e.alice, q.ID, fsrs.Good, time.Now()); err != nil {
+			if _, err := storetest.Service(db).RecordAnswer(context.Background(), e.alice, q.ID, fsrs.Good, time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			got := decode[masteryOut](t, e.call(t, e.alice, "get_mastery", args))

@@ -22,10 +22,10 @@ import (
 func mustFullAccount(tb testing.TB, db *store.DB, email string) (int64, string) {
 	tb.Helper()
 	ctx := context.Background()
-	user := mustStudent(tb, db, email)
+	user := storetest.Student(tb, db, email)
 	now := time.Now()
-	_, qs := mustReadyStudy(tb, db, user, "Cells of "+email, 2, 2)
-	mustAnswer(tb, db, user, qs[0].ID, fsrs.Good, now)
+	_, qs := storetest.ReadyStudy(tb, db, user, "Cells of "+email, 2, 2)
+	storetest.Answer(tb, db, user, qs[0].ID, fsrs.Good, now)
 	st, err := db.CreateUploadStudy(ctx, user, "Handout", []studyloop.Upload{{Kind: "pdf", Data: []byte("%PDF-1.4 handout")}})
 	if err != nil {
 		tb.Fatal(err)
@@ -109,7 +109,7 @@ func TestDeleteUserRemovesEveryRow(t *testing.T) {
 func TestSetPasswordEndsSessionsAndResets(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		ann, bob := mustStudent(t, db, "ann@example.com"), mustStudent(t, db, "bob@example.com")
+		ann, bob := storetest.Student(t, db, "ann@example.com"), storetest.Student(t, db, "bob@example.com")
 		later := time.Now().Add(time.Hour)
 		for token, user := range map[string]int64{"ann-1": ann, "ann-2": ann, "bob": bob} {
 			if err := db.Sessions().CommitUserCtx(ctx, token, user, time.Now(), []byte("x"), later); err != nil {
@@ -173,7 +173,7 @@ func TestSetPasswordEndsSessionsAndResets(t *testing.T) {
 func TestResetPassword(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		ann := mustStudent(t, db, "ann@example.com")
+		ann := storetest.Student(t, db, "ann@example.com")
 		now := time.Now()
 		expires := now.Add(30 * time.Minute)
 		if err := db.CreatePasswordReset(ctx, ann, "tok", expires); err != nil {

@@ -40,7 +40,7 @@ func (db *DB) SetNewPerDay(ctx context.Context, userID int64, studyID string, n 
 }
 
 // changeStudy runs an update of one studies row, limited to the user's
-// study, and forgets the study's cached mastery.
+// study, and tells the progress watchers (see WatchProgress).
 func (db *DB) changeStudy(ctx context.Context, userID int64, studyID, what string, q *bun.UpdateQuery) error {
 	res, err := q.Where("id = ?", studyID).Where("user_id = ?", userID).Exec(ctx)
 	if err := oneRow(res, err, what); err != nil {
@@ -49,7 +49,7 @@ func (db *DB) changeStudy(ctx context.Context, userID int64, studyID, what strin
 		}
 		return err
 	}
-	db.mastery.forget(studyID)
+	db.progressMoved(studyID)
 	return nil
 }
 
@@ -65,7 +65,7 @@ func (db *DB) DeleteStudy(ctx context.Context, userID int64, studyID string) err
 		}
 		return err
 	}
-	db.mastery.forget(studyID)
+	db.progressMoved(studyID)
 	return nil
 }
 
@@ -126,8 +126,7 @@ func (db *DB) DeleteQuestion(ctx context.Context, userID int64, studyID string, 
 
 // changeQuestion runs change, which touches the rows of one question, in
 // a transaction that also moves the study's progress version (mastery
-// depends on which questions count), and forgets the study's cached
-// mastery.
+// depends on which questions count), and tells the progress watchers.
 func (db *DB) changeQuestion(ctx context.Context, studyID, what string, change func(bun.Tx) (int64, error)) error {
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		n, err := change(tx)
@@ -144,7 +143,7 @@ func (db *DB) changeQuestion(ctx context.Context, studyID, what string, change f
 		return nil
 	})
 	if err == nil {
-		db.mastery.forget(studyID)
+		db.progressMoved(studyID)
 	}
 	return err
 }

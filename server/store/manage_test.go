@@ -22,10 +22,10 @@ func wantCode(tb testing.TB, what string, err error, code string) {
 func TestRenameStudy(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		alice := mustStudent(t, db, "alice@example.com")
-		mallory := mustStudent(t, db, "mallory@example.com")
-		st, _ := mustReadyStudy(t, db, alice, "Optics", 1, 1)
-		mustStudyMastery(t, db, alice, st.ID, reviewStart) // cache the old title
+		alice := storetest.Student(t, db, "alice@example.com")
+		mallory := storetest.Student(t, db, "mallory@example.com")
+		st, _ := storetest.ReadyStudy(t, db, alice, "Optics", 1, 1)
+		storetest.Mastery(t, db, alice, st.ID, storetest.ReviewStart) // cache the old title
 		for _, tc := range []struct {
 			user  int64
 			title string
@@ -45,7 +45,7 @@ func TestRenameStudy(t *testing.T) {
 		if got := mustStatus(t, db, st, studyloop.StatusReady).Title; got != "Light and optics" {
 			t.Errorf("title=%q, want %q", got, "Light and optics")
 		}
-		if got := mustStudyMastery(t, db, alice, st.ID, reviewStart).Title; got != "Light and optics" {
+		if got := storetest.Mastery(t, db, alice, st.ID, storetest.ReviewStart).Title; got != "Light and optics" {
 			t.Errorf("mastery title=%q after rename", got)
 		}
 	})
@@ -54,12 +54,12 @@ func TestRenameStudy(t *testing.T) {
 func TestDeleteStudy(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		alice := mustStudent(t, db, "alice@example.com")
-		mallory := mustStudent(t, db, "mallory@example.com")
-		st, qs := mustReadyStudy(t, db, alice, "Optics", 2, 2)
-		kept, keptQs := mustReadyStudy(t, db, alice, "Kept", 1, 1)
-		mustAnswer(t, db, alice, qs[0].ID, fsrs.Good, reviewStart)
-		mustAnswer(t, db, alice, keptQs[0].ID, fsrs.Good, reviewStart)
+		alice := storetest.Student(t, db, "alice@example.com")
+		mallory := storetest.Student(t, db, "mallory@example.com")
+		st, qs := storetest.ReadyStudy(t, db, alice, "Optics", 2, 2)
+		kept, keptQs := storetest.ReadyStudy(t, db, alice, "Kept", 1, 1)
+		storetest.Answer(t, db, alice, qs[0].ID, fsrs.Good, storetest.ReviewStart)
+		storetest.Answer(t, db, alice, keptQs[0].ID, fsrs.Good, storetest.ReviewStart)
 		wantCode(t, "mallory deletes", db.DeleteStudy(ctx, mallory, st.ID), studyloop.ENOTFOUND)
 		mustStatus(t, db, st, studyloop.StatusReady)
 		if err := db.DeleteStudy(ctx, alice, st.ID); err != nil {
@@ -90,9 +90,9 @@ func TestDeleteStudy(t *testing.T) {
 func TestSetNewPerDay(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		alice := mustStudent(t, db, "alice@example.com")
-		mallory := mustStudent(t, db, "mallory@example.com")
-		st, qs := mustReadyStudy(t, db, alice, "Optics", 1, 4)
+		alice := storetest.Student(t, db, "alice@example.com")
+		mallory := storetest.Student(t, db, "mallory@example.com")
+		st, qs := storetest.ReadyStudy(t, db, alice, "Optics", 1, 4)
 		scope := store.PracticeScope{StudyID: st.ID}
 		for _, tc := range []struct {
 			user int64
@@ -108,21 +108,21 @@ func TestSetNewPerDay(t *testing.T) {
 		if err := db.SetNewPerDay(ctx, alice, st.ID, 2); err != nil {
 			t.Fatal(err)
 		}
-		counts, _, err := db.PracticeCounts(ctx, alice, scope, reviewStart)
+		counts, _, err := db.PracticeCounts(ctx, alice, scope, storetest.ReviewStart)
 		if err != nil || counts != (studyloop.PracticeCounts{NewToday: 2, NewPerDay: 2}) {
 			t.Fatalf("counts %+v (err %v), want 2 new of a limit of 2", counts, err)
 		}
 		for i := range 2 {
-			q, found, err := db.NextQuestion(ctx, alice, scope, reviewStart)
+			q, found, err := db.NextQuestion(ctx, alice, scope, storetest.ReviewStart)
 			if err != nil || !found || q.ID != qs[i].ID {
 				t.Fatalf("new question %d: %d found=%v err=%v", i, q.ID, found, err)
 			}
-			mustAnswer(t, db, alice, q.ID, fsrs.Easy, reviewStart)
+			storetest.Answer(t, db, alice, q.ID, fsrs.Easy, storetest.ReviewStart)
 		}
-		if q, found, _ := db.NextQuestion(ctx, alice, scope, reviewStart); found {
+		if q, found, _ := db.NextQuestion(ctx, alice, scope, storetest.ReviewStart); found {
 			t.Fatalf("a third new question %d past the limit of 2", q.ID)
 		}
-		if counts, _, _ := db.PracticeCounts(ctx, alice, scope, reviewStart); counts.Total() != 0 {
+		if counts, _, _ := db.PracticeCounts(ctx, alice, scope, storetest.ReviewStart); counts.Total() != 0 {
 			t.Fatalf("counts %+v at the limit, want nothing", counts)
 		}
 	})
@@ -131,10 +131,10 @@ func TestSetNewPerDay(t *testing.T) {
 func TestEditQuestion(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		alice := mustStudent(t, db, "alice@example.com")
-		mallory := mustStudent(t, db, "mallory@example.com")
-		st, qs := mustReadyStudy(t, db, alice, "Optics", 1, 2)
-		other, _ := mustReadyStudy(t, db, alice, "Other", 1, 1)
+		alice := storetest.Student(t, db, "alice@example.com")
+		mallory := storetest.Student(t, db, "mallory@example.com")
+		st, qs := storetest.ReadyStudy(t, db, alice, "Optics", 1, 2)
+		other, _ := storetest.ReadyStudy(t, db, alice, "Other", 1, 1)
 		good := studyloop.QuestionEdit{Prompt: "Is light a wave?", Answer: "both", Choices: []string{"yes", "no", "both", " "}, Alternatives: []string{"both of them", "", "both"}}
 		for _, tc := range []struct {
 			name  string
@@ -167,12 +167,12 @@ func TestEditQuestion(t *testing.T) {
 func TestSuspendAndDeleteQuestion(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		alice := mustStudent(t, db, "alice@example.com")
-		mallory := mustStudent(t, db, "mallory@example.com")
-		st, qs := mustReadyStudy(t, db, alice, "Optics", 1, 3)
+		alice := storetest.Student(t, db, "alice@example.com")
+		mallory := storetest.Student(t, db, "mallory@example.com")
+		st, qs := storetest.ReadyStudy(t, db, alice, "Optics", 1, 3)
 		scope := store.PracticeScope{StudyID: st.ID}
-		mustAnswer(t, db, alice, qs[0].ID, fsrs.Again, reviewStart)
-		at := reviewStart.Add(time.Hour) // qs[0] is due again
+		storetest.Answer(t, db, alice, qs[0].ID, fsrs.Again, storetest.ReviewStart)
+		at := storetest.ReviewStart.Add(time.Hour) // qs[0] is due again
 		wantCode(t, "mallory suspends", db.SuspendQuestion(ctx, mallory, st.ID, qs[0].ID, true), studyloop.ENOTFOUND)
 		if err := db.SuspendQuestion(ctx, alice, st.ID, qs[0].ID, true); err != nil {
 			t.Fatal(err)
@@ -180,7 +180,7 @@ func TestSuspendAndDeleteQuestion(t *testing.T) {
 		if err := db.SuspendQuestion(ctx, alice, st.ID, qs[1].ID, true); err != nil {
 			t.Fatal(err)
 		}
-		m := mustStudyMastery(t, db, alice, st.ID, at)
+		m := storetest.Mastery(t, db, alice, st.ID, at)
 		if m.Questions != 1 || m.DueNow != 0 {
 			t.Errorf("with two suspended: %d questions, %d due, want 1 and 0", m.Questions, m.DueNow)
 		}
@@ -189,7 +189,7 @@ func TestSuspendAndDeleteQuestion(t *testing.T) {
 			if err != nil || !found || q.ID != qs[2].ID {
 				t.Fatalf("next=%d found=%v err=%v, want only the unsuspended %d", q.ID, found, err, qs[2].ID)
 			}
-			mustAnswer(t, db, alice, q.ID, fsrs.Again, at)
+			storetest.Answer(t, db, alice, q.ID, fsrs.Again, at)
 			at = at.Add(time.Hour)
 		}
 		if err := db.SuspendQuestion(ctx, alice, st.ID, qs[0].ID, false); err != nil {
@@ -203,7 +203,7 @@ func TestSuspendAndDeleteQuestion(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantCode(t, "deleted again", db.DeleteQuestion(ctx, alice, st.ID, qs[0].ID), studyloop.ENOTFOUND)
-		if m := mustStudyMastery(t, db, alice, st.ID, at); m.Questions != 1 || m.DueNow != 1 {
+		if m := storetest.Mastery(t, db, alice, st.ID, at); m.Questions != 1 || m.DueNow != 1 {
 			t.Errorf("after delete: %d questions, %d due, want 1 and 1", m.Questions, m.DueNow)
 		}
 		if got := mustStatus(t, db, st, studyloop.StatusReady).QuestionCount; got != 2 {
@@ -215,12 +215,12 @@ func TestSuspendAndDeleteQuestion(t *testing.T) {
 func TestPracticeScope(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		alice := mustStudent(t, db, "alice@example.com")
-		mallory := mustStudent(t, db, "mallory@example.com")
-		older, olderQs := mustNestedStudy(t, db, alice, "Older")
-		newer, newerQs := mustReadyStudy(t, db, alice, "Newer", 1, 2)
-		mustAnswer(t, db, alice, newerQs[1].ID, fsrs.Again, reviewStart)
-		at := reviewStart.Add(time.Hour)
+		alice := storetest.Student(t, db, "alice@example.com")
+		mallory := storetest.Student(t, db, "mallory@example.com")
+		older, olderQs := storetest.NestedStudy(t, db, alice, "Older")
+		newer, newerQs := storetest.ReadyStudy(t, db, alice, "Newer", 1, 2)
+		storetest.Answer(t, db, alice, newerQs[1].ID, fsrs.Again, storetest.ReviewStart)
+		at := storetest.ReviewStart.Add(time.Hour)
 		all, by, err := db.PracticeCounts(ctx, alice, store.PracticeScope{}, at)
 		if err != nil {
 			t.Fatal(err)
@@ -237,7 +237,7 @@ func TestPracticeScope(t *testing.T) {
 		if err != nil || !found || q.ID != newerQs[1].ID || q.StudyID != newer.ID {
 			t.Fatalf("first across studies: %+v found=%v err=%v", q, found, err)
 		}
-		mustAnswer(t, db, alice, q.ID, fsrs.Easy, at)
+		storetest.Answer(t, db, alice, q.ID, fsrs.Easy, at)
 		if q, _, _ := db.NextQuestion(ctx, alice, store.PracticeScope{}, at); q.ID != olderQs[0].ID {
 			t.Fatalf("second across studies: %d, want the older study's first %d", q.ID, olderQs[0].ID)
 		}
@@ -274,40 +274,14 @@ func TestPracticeScope(t *testing.T) {
 	})
 }
 
-func TestPreviewAnswer(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
-		alice := mustStudent(t, db, "alice@example.com")
-		mallory := mustStudent(t, db, "mallory@example.com")
-		_, qs := mustReadyStudy(t, db, alice, "Optics", 1, 1)
-		_, err := db.PreviewAnswer(ctx, mallory, qs[0].ID, reviewStart)
-		wantCode(t, "mallory previews", err, studyloop.ENOTFOUND)
-		at := reviewStart
-		for _, r := range []fsrs.Rating{fsrs.Good, fsrs.Again, fsrs.Easy} {
-			preview, err := db.PreviewAnswer(ctx, alice, qs[0].ID, at)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !(preview[fsrs.Again].Before(preview[fsrs.Hard]) || preview[fsrs.Again].Equal(preview[fsrs.Hard])) || !preview[fsrs.Good].Before(preview[fsrs.Easy]) {
-				t.Errorf("previews out of order: %v", preview)
-			}
-			card := mustAnswer(t, db, alice, qs[0].ID, r, at)
-			if !card.Due.Equal(preview[r]) {
-				t.Errorf("rated %s: due %v, previewed %v", r, card.Due, preview[r])
-			}
-			at = card.Due.Add(time.Hour)
-		}
-	})
-}
-
 func TestQuestionSource(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		alice := mustStudent(t, db, "alice@example.com")
-		mallory := mustStudent(t, db, "mallory@example.com")
+		alice := storetest.Student(t, db, "alice@example.com")
+		mallory := storetest.Student(t, db, "mallory@example.com")
 		text := "Intro. Über die Brechung: Licht wird gebrochen. " + strings.Repeat("ä", 1000)
 		start := strings.Index(text, "Über")
-		_, qs := mustCompleteStudy(t, db, alice, "Optik", text, studyloop.Extraction{
+		_, qs := storetest.CompleteStudy(t, db, alice, "Optik", text, studyloop.Extraction{
 			Topics: []studyloop.Topic{{Parent: -1, Title: "Optik", Span: studyloop.Span{End: len(text)}}},
 			Questions: []studyloop.Question{
 				{Type: studyloop.QuestionShortAnswer, Prompt: "Was passiert?", Answer: "gebrochen", Source: studyloop.Span{Start: start, End: strings.Index(text, " ä")}},
@@ -338,9 +312,9 @@ func TestQuestionSource(t *testing.T) {
 
 func TestGeneratedAlternativesAreKept(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		alice := mustStudent(t, db, "alice@example.com")
+		alice := storetest.Student(t, db, "alice@example.com")
 		text := "Ribosomes (the protein factories) build proteins."
-		_, qs := mustCompleteStudy(t, db, alice, "Cells", text, studyloop.Extraction{
+		_, qs := storetest.CompleteStudy(t, db, alice, "Cells", text, studyloop.Extraction{
 			Topics: []studyloop.Topic{{Parent: -1, Title: "Cells", Span: studyloop.Span{End: len(text)}}},
 			Questions: []studyloop.Question{
 				{Type: studyloop.QuestionCloze, Prompt: "_____ build proteins.", Answer: "Ribosomes", Alternatives: []string{"the protein factories"}},

@@ -69,7 +69,7 @@ func (db *DB) CreateOAuthClient(ctx context.Context, c *studyloop.OAuthClient) e
 	if err != nil {
 		return err
 	}
-	c.CreatedAt = storedTime(c.CreatedAt)
+	c.CreatedAt = StoredTime(c.CreatedAt)
 	row := oauthClientRow{ID: c.ID, Name: c.Name, RedirectURIs: string(uris), CreatedAt: c.CreatedAt}
 	_, err = db.NewInsert().Model(&row).Exec(ctx)
 	return err
@@ -85,7 +85,7 @@ func (db *DB) SaveOAuthClient(ctx context.Context, c *studyloop.OAuthClient) err
 	if err != nil {
 		return err
 	}
-	c.CreatedAt = storedTime(c.CreatedAt)
+	c.CreatedAt = StoredTime(c.CreatedAt)
 	row := oauthClientRow{ID: c.ID, Name: c.Name, RedirectURIs: string(uris), CreatedAt: c.CreatedAt}
 	_, err = db.NewInsert().Model(&row).
 		On("CONFLICT (id) DO UPDATE").
@@ -118,7 +118,7 @@ func (db *DB) CreateAuthorizationCode(ctx context.Context, c *studyloop.Authoriz
 	row := oauthCodeRow{
 		Hash: c.Hash, ClientID: c.ClientID, UserID: c.UserID, RedirectURI: c.RedirectURI,
 		CodeChallenge: c.CodeChallenge, Audience: c.Audience, Scope: c.Scope, FamilyID: c.FamilyID,
-		CreatedAt: storedTime(c.CreatedAt), ExpiresAt: storedTime(c.ExpiresAt),
+		CreatedAt: StoredTime(c.CreatedAt), ExpiresAt: StoredTime(c.ExpiresAt),
 	}
 	_, err := db.NewInsert().Model(&row).Exec(ctx)
 	return err
@@ -147,7 +147,7 @@ func (db *DB) AuthorizationCode(ctx context.Context, hash string) (*studyloop.Au
 // it returns ErrAlreadyUsed and stores nothing: of concurrent redemptions
 // exactly one succeeds.
 func (db *DB) RedeemAuthorizationCode(ctx context.Context, hash string, at time.Time, tokens ...*studyloop.OAuthToken) error {
-	at = storedTime(at)
+	at = StoredTime(at)
 	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewUpdate().Model((*oauthCodeRow)(nil)).
 			Set("used_at = ?", at).
@@ -183,7 +183,7 @@ func insertTokens(ctx context.Context, tx bun.Tx, tokens []*studyloop.OAuthToken
 	}
 	rows := make([]oauthTokenRow, len(tokens))
 	for i, t := range tokens {
-		t.CreatedAt, t.ExpiresAt = storedTime(t.CreatedAt), storedTime(t.ExpiresAt)
+		t.CreatedAt, t.ExpiresAt = StoredTime(t.CreatedAt), StoredTime(t.ExpiresAt)
 		rows[i] = oauthTokenRow{
 			Hash: t.Hash, Kind: string(t.Kind), FamilyID: t.FamilyID, ClientID: t.ClientID, UserID: t.UserID,
 			Audience: t.Audience, Scope: t.Scope, CreatedAt: t.CreatedAt, ExpiresAt: t.ExpiresAt,
@@ -218,7 +218,7 @@ func (db *DB) OAuthToken(ctx context.Context, hash string) (*studyloop.OAuthToke
 // token (already rotated, revoked or expired) it returns ErrAlreadyUsed and
 // stores nothing: of concurrent rotations exactly one succeeds.
 func (db *DB) RotateRefreshToken(ctx context.Context, hash string, at time.Time, successors ...*studyloop.OAuthToken) error {
-	at = storedTime(at)
+	at = StoredTime(at)
 	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewUpdate().Model((*oauthTokenRow)(nil)).
 			Set("rotated_at = ?", at).
@@ -258,7 +258,7 @@ func (db *DB) RevokeTokenFamily(ctx context.Context, familyID string, at time.Ti
 // revoked here.
 func (db *DB) EndUserGrants(ctx context.Context, userID int64, at time.Time) (int64, error) {
 	_, err := db.NewUpdate().Model((*oauthCodeRow)(nil)).
-		Set("used_at = ?", storedTime(at)).
+		Set("used_at = ?", StoredTime(at)).
 		Where("user_id = ?", userID).
 		Where("used_at IS NULL").
 		Exec(ctx)
@@ -284,7 +284,7 @@ func (db *DB) UserGrants(ctx context.Context, userID int64, now time.Time) ([]st
 		Where("kind = ?", string(studyloop.RefreshToken)).
 		Where("rotated_at IS NULL").
 		Where("revoked_at IS NULL").
-		Where("expires_at > ?", storedTime(now))
+		Where("expires_at > ?", StoredTime(now))
 	err := db.NewSelect().TableExpr("oauth_tokens AS t").
 		Join("JOIN oauth_clients AS c ON c.id = t.client_id").
 		ColumnExpr("t.family_id, t.client_id, c.name, c.redirect_uris").
@@ -333,7 +333,7 @@ func (db *DB) revokeTokens(ctx context.Context, at time.Time, where string, args
 	var total int64
 	for {
 		res, err := db.NewUpdate().Model((*oauthTokenRow)(nil)).
-			Set("revoked_at = ?", storedTime(at)).
+			Set("revoked_at = ?", StoredTime(at)).
 			Where(where, args...).
 			Where("revoked_at IS NULL").
 			Exec(ctx)
@@ -361,7 +361,7 @@ func (db *DB) revokeTokens(ctx context.Context, at time.Time, where string, args
 // be now minus the refresh token lifetime, after which those tokens have
 // expired.
 func (db *DB) PruneOAuth(ctx context.Context, now, usedBefore, unusedBefore time.Time) (int64, error) {
-	now, usedBefore, unusedBefore = storedTime(now), storedTime(usedBefore), storedTime(unusedBefore)
+	now, usedBefore, unusedBefore = StoredTime(now), StoredTime(usedBefore), StoredTime(unusedBefore)
 	var total int64
 	queries := []*bun.DeleteQuery{
 		db.NewDelete().Model((*oauthCodeRow)(nil)).

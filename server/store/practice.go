@@ -11,7 +11,6 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/studyloop/studyloop/server/fsrs"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -73,9 +72,9 @@ func (db *DB) practiceSet(ctx context.Context, userID int64, scope PracticeScope
 		StudyID string `bun:"study_id"`
 		N       int    `bun:"n"`
 	}
-	if err := db.NewSelect().Model((*reviewLogModel)(nil)).ColumnExpr("study_id, count(*) AS n").
+	if err := db.NewSelect().Model((*ReviewLog)(nil)).ColumnExpr("study_id, count(*) AS n").
 		Where("user_id = ?", userID).Where("study_id IN (?)", bun.In(set.studyIDs())).
-		Where("state = ?", int(fsrs.New)).Where("reviewed_at > ?", now.Add(-24*time.Hour)).
+		Where("state = ?", firstAnswerState).Where("reviewed_at > ?", now.Add(-24*time.Hour)).
 		GroupExpr("study_id").Scan(ctx, &started); err != nil {
 		return set, fmt.Errorf("store: count new questions: %w", err)
 	}
@@ -150,7 +149,7 @@ func (set practiceSet) newQuery(q *bun.SelectQuery) *bun.SelectQuery {
 // asked. found is false when nothing is due. A study or topic that is not
 // the user's is ENOTFOUND.
 func (db *DB) NextQuestion(ctx context.Context, userID int64, scope PracticeScope, now time.Time) (q studyloop.Question, found bool, err error) {
-	now = storedTime(now)
+	now = StoredTime(now)
 	set, err := db.practiceSet(ctx, userID, scope, now)
 	if err != nil || len(set.studies) == 0 {
 		return q, false, err
@@ -181,7 +180,7 @@ func (db *DB) NextQuestion(ctx context.Context, userID int64, scope PracticeScop
 // today (NextQuestion asks exactly these). A study or topic that is not
 // the user's is ENOTFOUND.
 func (db *DB) PracticeCounts(ctx context.Context, userID int64, scope PracticeScope, now time.Time) (studyloop.PracticeCounts, map[string]studyloop.PracticeCounts, error) {
-	now = storedTime(now)
+	now = StoredTime(now)
 	var total studyloop.PracticeCounts
 	set, err := db.practiceSet(ctx, userID, scope, now)
 	if err != nil || len(set.studies) == 0 {
@@ -228,33 +227,6 @@ func (db *DB) PracticeCounts(ctx context.Context, userID int64, scope PracticeSc
 		total.NewPerDay = set.studies[0].NewPerDay
 	}
 	return total, by, nil
-}
-
-// PreviewAnswer returns when the user's question would next be due for
-// each rating given at now, indexed by fsrs.Rating (index 0 unused), as
-// RecordAnswer would schedule it. A question that is not the user's is
-// ENOTFOUND.
-func (db *DB) PreviewAnswer(ctx context.Context, userID, questionID int64, now time.Time) ([5]time.Time, error) {
-	var due [5]time.Time
-	now = storedTime(now)
-	var rows []cardModel
-	if err := db.NewSelect().Model(&rows).Where("question_id = ?", questionID).Where("user_id = ?", userID).Scan(ctx); err != nil {
-		return due, fmt.Errorf("store: read card: %w", err)
-	}
-	var before fsrs.Card
-	if len(rows) == 1 && rows[0].Reps > 0 {
-		before = rows[0].card()
-	} else if _, err := db.PracticeQuestion(ctx, userID, "", questionID); err != nil {
-		return due, err
-	}
-	for r := fsrs.Again; r <= fsrs.Easy; r++ {
-		next, _, err := scheduler.Next(before, r, now)
-		if err != nil {
-			return due, fmt.Errorf("store: preview rating %s: %w", r, err)
-		}
-		due[r] = next.Due
-	}
-	return due, nil
 }
 
 // maxSourceBytes bounds the passage QuestionSource returns.

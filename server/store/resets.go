@@ -27,7 +27,7 @@ var ErrResetInvalid = &studyloop.Error{Code: studyloop.EINVALID, Message: "This 
 // CreatePasswordReset stores a password-reset token of the user by its
 // hash, valid until expires.
 func (db *DB) CreatePasswordReset(ctx context.Context, userID int64, hash string, expires time.Time) error {
-	row := passwordResetRow{Hash: hash, UserID: userID, CreatedAt: now(), ExpiresAt: storedTime(expires)}
+	row := passwordResetRow{Hash: hash, UserID: userID, CreatedAt: now(), ExpiresAt: StoredTime(expires)}
 	_, err := db.NewInsert().Model(&row).Exec(ctx)
 	return err
 }
@@ -38,7 +38,7 @@ func (db *DB) PasswordResetUser(ctx context.Context, hash string, at time.Time) 
 	var row userRow
 	err := db.NewSelect().Model(&row).
 		Where("id = (?)", db.NewSelect().Model((*passwordResetRow)(nil)).Column("user_id").
-			Where("hash = ?", hash).Where("used_at IS NULL").Where("expires_at > ?", storedTime(at))).
+			Where("hash = ?", hash).Where("used_at IS NULL").Where("expires_at > ?", StoredTime(at))).
 		Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrResetInvalid
@@ -60,10 +60,10 @@ func (db *DB) ResetPassword(ctx context.Context, hash, passwordHash string, at t
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var row passwordResetRow
 		err := tx.NewUpdate().Model(&row).
-			Set("used_at = ?", storedTime(at)).
+			Set("used_at = ?", StoredTime(at)).
 			Where("hash = ?", hash).
 			Where("used_at IS NULL").
-			Where("expires_at > ?", storedTime(at)).
+			Where("expires_at > ?", StoredTime(at)).
 			Returning("user_id").
 			Scan(ctx)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -81,7 +81,7 @@ func (db *DB) ResetPassword(ctx context.Context, hash, passwordHash string, at t
 // PrunePasswordResets deletes reset tokens that expired before now and
 // returns how many.
 func (db *DB) PrunePasswordResets(ctx context.Context, now time.Time) (int64, error) {
-	res, err := db.NewDelete().Model((*passwordResetRow)(nil)).Where("expires_at <= ?", storedTime(now)).Exec(ctx)
+	res, err := db.NewDelete().Model((*passwordResetRow)(nil)).Where("expires_at <= ?", StoredTime(now)).Exec(ctx)
 	if err != nil {
 		return 0, err
 	}

@@ -53,7 +53,7 @@ func (s *SessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool,
 // CommitUserCtx stores the session of userID (0: no one is signed in),
 // who signed in to it at signedIn, overwriting an existing one.
 func (s *SessionStore) CommitUserCtx(ctx context.Context, token string, userID int64, signedIn time.Time, data []byte, expiry time.Time) error {
-	row := sessionRow{Token: token, Data: data, Expiry: storedTime(expiry), UserID: userID, SignedInAt: storedTime(signedIn)}
+	row := sessionRow{Token: token, Data: data, Expiry: StoredTime(expiry), UserID: userID, SignedInAt: StoredTime(signedIn)}
 	_, err := s.db.NewInsert().Model(&row).
 		On("CONFLICT (token) DO UPDATE").
 		Set("data = EXCLUDED.data").
@@ -79,7 +79,7 @@ func deleteUserSessions(ctx context.Context, db bun.IDB, userID int64) error {
 // PruneSessions deletes sessions that expired before now and returns how
 // many.
 func (db *DB) PruneSessions(ctx context.Context, now time.Time) (int64, error) {
-	res, err := db.NewDelete().Model((*sessionRow)(nil)).Where("expiry <= ?", storedTime(now)).Exec(ctx)
+	res, err := db.NewDelete().Model((*sessionRow)(nil)).Where("expiry <= ?", StoredTime(now)).Exec(ctx)
 	if err != nil {
 		return 0, err
 	}

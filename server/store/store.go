@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -26,12 +27,11 @@ import (
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
-// DB is an open database, with a bounded in-process cache of what mastery
-// is computed from (see StudyMastery).
+// DB is an open database.
 type DB struct {
 	*bun.DB
-	mastery *masteryCache
-	quotas  studyloop.Quotas // see WithQuotas
+	quotas   studyloop.Quotas // see WithQuotas
+	watchers *progressWatchers
 }
 
 // Open connects to the database named by url: "sqlite:PATH" (the directory
@@ -68,7 +68,35 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: connect: %w", err)
 	}
-	return &DB{DB: db, mastery: newMasteryCache(masteryCacheStudies, masteryCacheWeight)}, nil
+	return &DB{DB: db, watchers: &progressWatchers{}}, nil
+}
+
+// progressWatchers are the functions WatchProgress registered on a DB.
+type progressWatchers struct {
+	mu  sync.Mutex
+	fns []func(studyID string)
+}
+
+// WatchProgress has f called with a study's id once a change made through
+// db that moves the study's progress version, or deletes the study, is
+// committed: what the student's progress in it is computed from has
+// changed. It lets a cache of figures drop what it holds of the study at
+// once, instead of when it next reads the version.
+func (db *DB) WatchProgress(f func(studyID string)) {
+	db.watchers.mu.Lock()
+	defer db.watchers.mu.Unlock()
+	db.watchers.fns = append(db.watchers.fns, f)
+}
+
+// progressMoved tells the watchers that the study's progress version
+// moved (see WatchProgress).
+func (db *DB) progressMoved(studyID string) {
+	db.watchers.mu.Lock()
+	fns := db.watchers.fns
+	db.watchers.mu.Unlock()
+	for _, f := range fns {
+		f(studyID)
+	}
 }
 
 // IsPostgres reports whether the database is PostgreSQL.

@@ -130,8 +130,8 @@ type questionRow struct {
 	Suspended     bool   `bun:"suspended"`
 }
 
-// now is the current time as rows hold it (see storedTime).
-func now() time.Time { return storedTime(time.Now()) }
+// now is the current time as rows hold it (see StoredTime).
+func now() time.Time { return StoredTime(time.Now()) }
 
 // newStudyID returns an opaque study id: "st_" and 26 base32 characters
 // (130 random bits).
@@ -583,7 +583,7 @@ func (db *DB) CompleteStudy(ctx context.Context, id, owner string, ex studyloop.
 		return insertQuestions(ctx, tx, id, topicIDs, ex.Questions)
 	})
 	if err == nil {
-		db.mastery.forget(id)
+		db.progressMoved(id)
 	}
 	if err != nil && studyloop.ErrorCode(err) == studyloop.EINTERNAL {
 		return fmt.Errorf("store: complete study: %w", err)

@@ -71,9 +71,9 @@ func (db *DB) UserByID(ctx context.Context, id int64) (*studyloop.User, error) {
 	return row.user(), nil
 }
 
-// storedTime is t as rows hold it: UTC, cut to the microsecond both
+// StoredTime is t as rows hold it: UTC, cut to the microsecond both
 // dialects keep, so that comparisons in SQL and in Go agree.
-func storedTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+func StoredTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
 // isUniqueViolation reports whether err is a unique-constraint failure on
 // either dialect.

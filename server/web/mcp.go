@@ -20,7 +20,7 @@ type mcpHandlers struct {
 // newMCPHandlers builds the MCP server, naming it from the built server
 // card so that initialize and the card always agree, and serves the
 // discovery documents from the loaded site.
-func newMCPHandlers(d Deps, site *static.Site) (mcpHandlers, error) {
+func newMCPHandlers(d Deps, site *static.Site, mastery mcp.Mastery) (mcpHandlers, error) {
 	info, err := mcp.ReadServerCard(d.Site)
 	if err != nil {
 		return mcpHandlers{}, err
@@ -28,7 +28,7 @@ func newMCPHandlers(d Deps, site *static.Site) (mcpHandlers, error) {
 	// The card is built with a placeholder origin; the served card names
 	// BASE_URL, and so does serverInfo.
 	info.WebsiteURL = strings.ReplaceAll(info.WebsiteURL, build.Placeholder, d.Config.BaseURL)
-	endpoint, err := mcp.New(mcp.Options{Store: d.DB, Info: info, Notify: d.NotifyWorkers, Logger: d.Logger})
+	endpoint, err := mcp.New(mcp.Options{Store: d.DB, Mastery: mastery, Info: info, Notify: d.NotifyWorkers, Logger: d.Logger})
 	if err != nil {
 		return mcpHandlers{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/studyloop/studyloop/server/mcp"
 	"github.com/studyloop/studyloop/server/oauth"
 	"github.com/studyloop/studyloop/server/session"
+	"github.com/studyloop/studyloop/server/study"
 	"github.com/studyloop/studyloop/server/webapp"
 )
 
@@ -26,6 +27,8 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	// session.Sensitive: never framed, cached or sent as a referrer.
 	sessions := session.New(d.DB.Sessions(), &session.Options{Secure: d.Config.Secure(), Logger: d.Logger})
 	accounts := account.NewService(d.DB, nil)
+	// One study service for the web app and /mcp, sharing its mastery cache.
+	studyService := study.New(d.DB)
 	authServer := oauth.New(d.DB, sessions, d.Config, &oauth.Options{Logger: d.Logger, ClientMetadataTestRoots: d.ClientMetadataTestRoots})
 	mux.Handle("GET /signup", session.Sensitive(sessions.Load(handleSignUpPage(sessions))))
 	mux.Handle("POST /signup", formBody(smallFormBody, session.Sensitive(sessions.Load(handleSignUp(d.Logger, d.Config, accounts, sessions)))))
@@ -68,7 +71,7 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	mux.Handle("OPTIONS /.well-known/oauth-protected-resource/mcp", oauth.Preflight())
 	// The web app: a student's studies, mastery and practice. Signed-in
 	// pages only; their forms carry the session's CSRF token.
-	app := webapp.New(d.DB, sessions, d.Logger, &webapp.Options{Notify: d.NotifyWorkers, Extractor: d.Extractor, Accounts: accounts, ClientKey: d.Config.ClientKey})
+	app := webapp.New(d.DB, studyService, sessions, d.Logger, &webapp.Options{Notify: d.NotifyWorkers, Extractor: d.Extractor, Accounts: accounts, ClientKey: d.Config.ClientKey})
 	mux.Handle("GET /app", session.Sensitive(sessions.RequireUser(app.Home())))
 	mux.Handle("POST /app/studies", formBody(studyFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.CreateStudy())))))
 	// Uploads: a declared length over the cap is refused before the session
@@ -113,7 +116,7 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	// negotiated connect page (never 406) to everyone else. Answers of
 	// 1400 bytes or more go out compressed when the client accepts zstd
 	// or gzip.
-	mcpRoutes, err := newMCPHandlers(d, site.site)
+	mcpRoutes, err := newMCPHandlers(d, site.site, studyService)
 	if err != nil {
 		return err
 	}

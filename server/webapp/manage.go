@@ -87,7 +87,7 @@ func (a *App) ConfirmDeleteStudy() http.Handler {
 			ActionURL: studyURL(st.ID) + "/delete", CancelURL: studyURL(st.ID),
 		}
 		if st.Status == studyloop.StatusReady {
-			m, err := a.db.StudyMastery(ctx, user, st.ID, a.now())
+			m, err := a.study.StudyMastery(ctx, user, st.ID, a.now())
 			if err != nil {
 				a.fail(w, r, err)
 				return

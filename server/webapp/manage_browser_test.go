@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/studyloop/studyloop/server/anki/ankitest"
+	"github.com/studyloop/studyloop/server/store/storetest"
 )
 
 // TestBrowserManageStudy drives Chromium at a desktop and a phone width
@@ -243,7 +244,7 @@ func TestBrowserChoiceKeys(t *testing.T) {
 	if counter := browser.text("#counter"); counter != "3 of 3" {
 		t.Fatalf("without script: counter %q", counter)
 	}
-	m, err := db.StudyMastery(context.Background(), u.ID, st.ID, time.Now())
+	m, err := storetest.Service(db).StudyMastery(context.Background(), u.ID, st.ID, time.Now())
 	if err != nil || m.Attempts != 2 {
 		t.Fatalf("attempts %d (%v), want 2", m.Attempts, err)
 	}

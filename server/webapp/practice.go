@@ -120,10 +120,10 @@ func (a *App) scope(r *http.Request, user int64) (s practiceScope, ready bool, e
 // masteryPercent is the student's mastery of the scope at now.
 func (a *App) masteryPercent(ctx context.Context, user int64, s practiceScope, now time.Time) (int, error) {
 	if s.StudyID == "" {
-		sum, err := a.db.MasterySummary(ctx, user, now)
+		sum, err := a.study.MasterySummary(ctx, user, now)
 		return masteryBar(sum.Score, "").Percent, err
 	}
-	m, err := a.db.StudyMastery(ctx, user, s.StudyID, now)
+	m, err := a.study.StudyMastery(ctx, user, s.StudyID, now)
 	if err != nil {
 		return 0, err
 	}
@@ -289,10 +289,10 @@ func (a *App) finish(ctx context.Context, user int64, s practiceScope, run pract
 // nextReview says when the scope's studies next have a review due.
 func (a *App) nextReview(ctx context.Context, user int64, s practiceScope, now time.Time) (string, error) {
 	if s.StudyID == "" {
-		sum, err := a.db.MasterySummary(ctx, user, now)
+		sum, err := a.study.MasterySummary(ctx, user, now)
 		return until(sum.NextReview, now), err
 	}
-	m, err := a.db.StudyMastery(ctx, user, s.StudyID, now)
+	m, err := a.study.StudyMastery(ctx, user, s.StudyID, now)
 	return until(m.NextReview, now), err
 }
 
@@ -334,7 +334,7 @@ func (a *App) Check() http.Handler {
 		if r.PostFormValue("reveal") == "" && given != "" {
 			verdict = grade(given, q)
 		}
-		previews, err := a.db.PreviewAnswer(ctx, user, q.ID, now)
+		previews, err := a.study.PreviewAnswer(ctx, user, q.ID, now)
 		if err != nil {
 			a.fail(w, r, err)
 			return
@@ -405,7 +405,7 @@ func (a *App) Rate() http.Handler {
 			a.fail(w, r, err)
 			return
 		}
-		if _, err := a.db.RecordAnswer(ctx, user, q.ID, rating, now); err != nil {
+		if _, err := a.study.RecordAnswer(ctx, user, q.ID, rating, now); err != nil {
 			a.fail(w, r, err)
 			return
 		}

@@ -57,7 +57,7 @@ func (a *App) renderHome(w http.ResponseWriter, r *http.Request, status int, for
 		return
 	}
 	now := a.now()
-	summary, err := a.db.MasterySummary(ctx, user, now)
+	summary, err := a.study.MasterySummary(ctx, user, now)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -237,7 +237,7 @@ func (a *App) renderStudy(w http.ResponseWriter, r *http.Request, status int, fo
 	}
 	if st.Status == studyloop.StatusReady {
 		now := a.now()
-		m, err := a.db.StudyMastery(ctx, user, st.ID, now)
+		m, err := a.study.StudyMastery(ctx, user, st.ID, now)
 		if err != nil {
 			a.fail(w, r, err)
 			return

@@ -69,13 +69,13 @@ func TestStudyPageRollsUpSubtopics(t *testing.T) {
 						}
 					}
 					for i, r := range ratings {
-						if _, err := db.RecordAnswer(ctx, alice.id, own[i].ID, r, e.clock()); err != nil {
+						if _, err := storetest.Service(db).RecordAnswer(ctx, alice.id, own[i].ID, r, e.clock()); err != nil {
 							t.Fatal(err)
 						}
 					}
 				}
 
-				m, err := db.StudyMastery(ctx, alice.id, st.ID, e.clock())
+				m, err := storetest.Service(db).StudyMastery(ctx, alice.id, st.ID, e.clock())
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/studyloop/studyloop/server/account"
 	"github.com/studyloop/studyloop/server/extract"
+	"github.com/studyloop/studyloop/server/fsrs"
 	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/studyloop"
@@ -49,9 +50,20 @@ type Options struct {
 	ClientKey func(*http.Request) string
 }
 
+// Study records answers and reports mastery; *study.Service implements
+// it, with the mastery cache it shares with /mcp. A question or study of
+// another student is reported as missing (studyloop.ENOTFOUND).
+type Study interface {
+	RecordAnswer(ctx context.Context, userID, questionID int64, r fsrs.Rating, now time.Time) (fsrs.Card, error)
+	PreviewAnswer(ctx context.Context, userID, questionID int64, now time.Time) ([5]time.Time, error)
+	StudyMastery(ctx context.Context, userID int64, studyID string, now time.Time) (studyloop.StudyMastery, error)
+	MasterySummary(ctx context.Context, userID int64, now time.Time) (studyloop.MasterySummary, error)
+}
+
 // App makes the web app's handlers.
 type App struct {
 	db        *store.DB
+	study     Study
 	sessions  *session.Manager
 	logger    *slog.Logger
 	notify    func()
@@ -62,10 +74,10 @@ type App struct {
 	uploads   *uploadSlots
 }
 
-// New returns the web app over db, with sessions for CSRF tokens, flash
-// messages and practice runs.
-func New(db *store.DB, sessions *session.Manager, logger *slog.Logger, opts *Options) *App {
-	a := &App{db: db, sessions: sessions, logger: logger, notify: func() {}, now: time.Now,
+// New returns the web app over db and the study service, with sessions
+// for CSRF tokens, flash messages and practice runs.
+func New(db *store.DB, study Study, sessions *session.Manager, logger *slog.Logger, opts *Options) *App {
+	a := &App{db: db, study: study, sessions: sessions, logger: logger, notify: func() {}, now: time.Now,
 		clientKey: func(r *http.Request) string { return r.RemoteAddr }, uploads: &uploadSlots{active: map[int64]int{}}}
 	if opts != nil {
 		if opts.Notify != nil {

@@ -64,7 +64,7 @@ func newEnvWith(t *testing.T, db *store.DB, x *extract.Extractor) *env {
 	e := &env{db: db, now: time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	sessions := session.New(db.Sessions(), &session.Options{Logger: logger})
-	app := webapp.New(db, sessions, logger, &webapp.Options{Notify: func() { e.notified.Add(1) }, Now: e.clock, Extractor: x})
+	app := webapp.New(db, storetest.Service(db), sessions, logger, &webapp.Options{Notify: func() { e.notified.Add(1) }, Now: e.clock, Extractor: x})
 	mux := http.NewServeMux()
 	mux.Handle("GET /app", sessions.RequireUser(app.Home()))
 	mux.Handle("POST /app/studies", sessions.RequireUser(sessions.RequireCSRF(app.CreateStudy())))
@@ -380,7 +380,7 @@ func TestPractice(t *testing.T) {
 		}
 
 		// The ratings were recorded as given.
-		m, err := db.StudyMastery(context.Background(), alice.id, st.ID, e.clock())
+		m, err := storetest.Service(db).StudyMastery(context.Background(), alice.id, st.ID, e.clock())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -679,7 +679,7 @@ func TestPagesArePrivate(t *testing.T) {
 		if home := mallory.get("/app"); strings.Contains(home.body, "Secret optics") || !strings.Contains(home.body, "Mallory&#39;s") {
 			t.Errorf("Mallory's list: %s", home.body)
 		}
-		m, err := db.StudyMastery(context.Background(), alice.id, st.ID, e.clock())
+		m, err := storetest.Service(db).StudyMastery(context.Background(), alice.id, st.ID, e.clock())
 		if err != nil || m.Attempts != 0 || m.Title != "Secret optics" || m.Questions != len(qs) {
 			t.Errorf("Alice's study changed after Mallory's attempts: %+v (err %v)", m, err)
 		}

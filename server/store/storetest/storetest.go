@@ -2,7 +2,9 @@
 // a temporary SQLite file, and a fresh database on the PostgreSQL cluster
 // named by STUDYLOOP_TEST_POSTGRES (which `make test` starts). When CI is
 // set, a missing PostgreSQL fails the test instead of skipping it. User
-// stores the account most tests need.
+// stores the account most tests need; Student, ReadyStudy, CompleteStudy
+// and Answer the students, studies and answers of practice and mastery
+// tests, Answer through Service, the study service of a database.
 package storetest
 
 import (

@@ -1,10 +1,8 @@
-package store_test
+package study_test
 
 import (
 	"context"
-	"fmt"
 	"math"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,73 +16,7 @@ import (
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
-// reviewStart is an arbitrary fixed instant: the methods under test never read the
-// clock for scheduling.
-var reviewStart = time.Date(2026, 4, 6, 8, 30, 0, 0, time.UTC)
-
 const aDay = 24 * time.Hour
-
-func mustStudent(tb testing.TB, db *store.DB, email string) int64 {
-	tb.Helper()
-	u := &studyloop.User{Email: email, PasswordHash: "x"}
-	if err := db.CreateUser(context.Background(), u); err != nil {
-		tb.Fatalf("create user: %v", err)
-	}
-	return u.ID
-}
-
-// mustCompleteStudy stores a ready study of the user with the text and
-// the extraction, through the same calls the worker makes, and returns it
-// with its questions in study order.
-func mustCompleteStudy(tb testing.TB, db *store.DB, userID int64, title, text string, ex studyloop.Extraction) (studyloop.Study, []studyloop.Question) {
-	tb.Helper()
-	ctx := context.Background()
-	st, err := db.CreateStudy(ctx, userID, title, text)
-	if err != nil {
-		tb.Fatalf("create study: %v", err)
-	}
-	claim, ok, err := db.ClaimStudy(ctx, "test", time.Minute, store.AnyLane)
-	if err != nil || !ok || claim.Study.ID != st.ID {
-		tb.Fatalf("claim study: ok=%v err=%v", ok, err)
-	}
-	if err := db.CompleteStudy(ctx, st.ID, "test", ex); err != nil {
-		tb.Fatalf("complete study: %v", err)
-	}
-	qs, err := db.Questions(ctx, userID, st.ID)
-	if err != nil {
-		tb.Fatalf("questions: %v", err)
-	}
-	st.Status = studyloop.StatusReady
-	return st, qs
-}
-
-// mustReadyStudy stores a ready study of the user with the given number of
-// topics and questions per topic, and returns it with its questions in
-// study order.
-func mustReadyStudy(tb testing.TB, db *store.DB, userID int64, title string, topics, perTopic int) (studyloop.Study, []studyloop.Question) {
-	tb.Helper()
-	var ex studyloop.Extraction
-	for i := range topics {
-		ex.Topics = append(ex.Topics, studyloop.Topic{Parent: -1, Title: fmt.Sprintf("%s topic %d", title, i)})
-		for j := range perTopic {
-			ex.Questions = append(ex.Questions, studyloop.Question{
-				Topic: i, Type: studyloop.QuestionMultipleChoice,
-				Prompt: fmt.Sprintf("Question %d.%d?", i, j), Answer: "yes",
-				Choices: []string{"no", "yes", "maybe", "never"},
-			})
-		}
-	}
-	return mustCompleteStudy(tb, db, userID, title, "Some study text about "+title+".", ex)
-}
-
-func mustAnswer(tb testing.TB, db *store.DB, userID, questionID int64, r fsrs.Rating, at time.Time) fsrs.Card {
-	tb.Helper()
-	c, err := db.RecordAnswer(context.Background(), userID, questionID, r, at)
-	if err != nil {
-		tb.Fatalf("answer question %d: %v", questionID, err)
-	}
-	return c
-}
 
 // logEntry is a review_logs row as the tests read it back.
 type logEntry struct {
@@ -114,8 +46,8 @@ func logsOf(tb testing.TB, db *store.DB, questionID int64) []logEntry {
 
 func TestRecordAnswer(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		alice := mustStudent(t, db, "alice@example.com")
-		st, qs := mustReadyStudy(t, db, alice, "Optics", 1, 2)
+		alice := storetest.Student(t, db, "alice@example.com")
+		st, qs := storetest.ReadyStudy(t, db, alice, "Optics", 1, 2)
 		q := qs[0]
 
 		// The stored card follows the scheduler step by step.
@@ -125,17 +57,17 @@ func TestRecordAnswer(t *testing.T) {
 			at time.Time
 			r  fsrs.Rating
 		}{
-			{reviewStart, fsrs.Good},
-			{reviewStart.Add(10 * time.Minute), fsrs.Good},
-			{reviewStart.Add(2*aDay + time.Hour), fsrs.Again},
-			{reviewStart.Add(2*aDay + 2*time.Hour), fsrs.Hard},
+			{storetest.ReviewStart, fsrs.Good},
+			{storetest.ReviewStart.Add(10 * time.Minute), fsrs.Good},
+			{storetest.ReviewStart.Add(2*aDay + time.Hour), fsrs.Again},
+			{storetest.ReviewStart.Add(2*aDay + 2*time.Hour), fsrs.Hard},
 		}
 		for i, step := range steps {
 			var err error
 			if want, _, err = s.Next(want, step.r, step.at); err != nil {
 				t.Fatal(err)
 			}
-			got := mustAnswer(t, db, alice, q.ID, step.r, step.at)
+			got := storetest.Answer(t, db, alice, q.ID, step.r, step.at)
 			if !got.Due.Equal(want.Due) || !got.LastReview.Equal(want.LastReview) ||
 				got.State != want.State || got.Step != want.Step || got.Reps != want.Reps || got.Lapses != want.Lapses ||
 				math.Abs(got.Stability-want.Stability) > 1e-12 || math.Abs(got.Difficulty-want.Difficulty) > 1e-12 {
@@ -174,9 +106,9 @@ func TestRecordAnswer(t *testing.T) {
 func TestRecordAnswerRejects(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		alice := mustStudent(t, db, "alice@example.com")
-		mallory := mustStudent(t, db, "mallory@example.com")
-		_, qs := mustReadyStudy(t, db, alice, "Optics", 1, 1)
+		alice := storetest.Student(t, db, "alice@example.com")
+		mallory := storetest.Student(t, db, "mallory@example.com")
+		_, qs := storetest.ReadyStudy(t, db, alice, "Optics", 1, 1)
 		tests := []struct {
 			name   string
 			user   int64
@@ -191,7 +123,7 @@ func TestRecordAnswerRejects(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				_, err := db.RecordAnswer(ctx, tt.user, tt.q, tt.r, reviewStart)
+				_, err := storetest.Service(db).RecordAnswer(ctx, tt.user, tt.q, tt.r, storetest.ReviewStart)
 				if got := studyloop.ErrorCode(err); got != tt.wantEC {
 					t.Errorf("error %v (code %q), want code %q", err, got, tt.wantEC)
 				}
@@ -214,8 +146,8 @@ func TestRecordAnswerConcurrent(t *testing.T) {
 	// lost.
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		alice := mustStudent(t, db, "alice@example.com")
-		st, qs := mustReadyStudy(t, db, alice, "Optics", 1, 2)
+		alice := storetest.Student(t, db, "alice@example.com")
+		st, qs := storetest.ReadyStudy(t, db, alice, "Optics", 1, 2)
 		const workers, each = 6, 5
 		var wg sync.WaitGroup
 		errs := make(chan error, workers*each)
@@ -226,7 +158,7 @@ func TestRecordAnswerConcurrent(t *testing.T) {
 					if (w+i)%3 == 0 {
 						r = fsrs.Again
 					}
-					if _, err := db.RecordAnswer(ctx, alice, qs[w%2].ID, r, reviewStart.Add(time.Duration(i)*time.Hour)); err != nil {
+					if _, err := storetest.Service(db).RecordAnswer(ctx, alice, qs[w%2].ID, r, storetest.ReviewStart.Add(time.Duration(i)*time.Hour)); err != nil {
 						errs <- err
 					}
 				}
@@ -258,7 +190,7 @@ func TestRecordAnswerConcurrent(t *testing.T) {
 			}
 			streak.Add(fsrs.Rating(l.Rating))
 		}
-		m, err := db.StudyMastery(ctx, alice, st.ID, reviewStart)
+		m, err := storetest.Service(db).StudyMastery(ctx, alice, st.ID, storetest.ReviewStart)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -269,8 +201,8 @@ func TestRecordAnswerConcurrent(t *testing.T) {
 		// One more answer to each question shows its stored card: it must
 		// continue the replay.
 		for _, q := range qs {
-			got := mustAnswer(t, db, alice, q.ID, fsrs.Good, reviewStart.Add(30*aDay))
-			want, _, _ := s.Next(replay[q.ID], fsrs.Good, reviewStart.Add(30*aDay))
+			got := storetest.Answer(t, db, alice, q.ID, fsrs.Good, storetest.ReviewStart.Add(30*aDay))
+			want, _, _ := s.Next(replay[q.ID], fsrs.Good, storetest.ReviewStart.Add(30*aDay))
 			if got.Reps != want.Reps || got.Lapses != want.Lapses ||
 				math.Abs(got.Stability-want.Stability) > 1e-9 || !got.Due.Equal(want.Due) {
 				t.Fatalf("question %d after concurrent answers %+v, replay gives %+v", q.ID, got, want)
@@ -279,142 +211,15 @@ func TestRecordAnswerConcurrent(t *testing.T) {
 	})
 }
 
-func TestNextQuestion(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
-		alice := mustStudent(t, db, "alice@example.com")
-		mallory := mustStudent(t, db, "mallory@example.com")
-		st, qs := mustReadyStudy(t, db, alice, "Optics", 2, 2)
-
-		next := func(at time.Time) (int64, bool) {
-			t.Helper()
-			q, found, err := db.NextQuestion(ctx, alice, store.PracticeScope{StudyID: st.ID}, at)
-			if err != nil {
-				t.Fatalf("next question: %v", err)
-			}
-			if found && (q.Prompt == "" || len(q.Choices) != 4 || q.TopicID == 0) {
-				t.Fatalf("incomplete question %+v", q)
-			}
-			return q.ID, found
-		}
-
-		// New questions come in study order.
-		for i, q := range qs {
-			id, found := next(reviewStart)
-			if !found || id != q.ID {
-				t.Fatalf("step %d: next=%d found=%v, want question %d", i, id, found, q.ID)
-			}
-			r := fsrs.Good
-			if i == 2 {
-				r = fsrs.Again // due again after one minute
-			}
-			mustAnswer(t, db, alice, q.ID, r, reviewStart.Add(time.Duration(i)*time.Second))
-		}
-		if id, found := next(reviewStart.Add(5 * time.Second)); found {
-			t.Fatalf("nothing should be due yet, got %d", id)
-		}
-		// After a minute the Again answer is due; after ten minutes the most
-		// overdue (the first answered) comes first.
-		if id, found := next(reviewStart.Add(2 * time.Minute)); !found || id != qs[2].ID {
-			t.Fatalf("after 2 min: next=%d found=%v, want %d", id, found, qs[2].ID)
-		}
-		if id, found := next(reviewStart.Add(11 * time.Minute)); !found || id != qs[2].ID {
-			t.Fatalf("after 11 min: next=%d found=%v, want the most overdue %d", id, found, qs[2].ID)
-		}
-		mustAnswer(t, db, alice, qs[2].ID, fsrs.Good, reviewStart.Add(11*time.Minute))
-		if id, found := next(reviewStart.Add(12 * time.Minute)); !found || id != qs[0].ID {
-			t.Fatalf("after 12 min: next=%d found=%v, want %d", id, found, qs[0].ID)
-		}
-
-		// Another user's study, and a missing one, are not found.
-		for _, tc := range []struct {
-			user  int64
-			study string
-		}{{mallory, st.ID}, {alice, "st_missing"}} {
-			_, _, err := db.NextQuestion(ctx, tc.user, store.PracticeScope{StudyID: tc.study}, reviewStart)
-			if got := studyloop.ErrorCode(err); got != studyloop.ENOTFOUND {
-				t.Errorf("user %d study %q: error %v, want not found", tc.user, tc.study, err)
-			}
-		}
-	})
-}
-
-func TestPracticeQuestion(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
-		alice := mustStudent(t, db, "alice@example.com")
-		mallory := mustStudent(t, db, "mallory@example.com")
-		st, qs := mustReadyStudy(t, db, alice, "Optics", 2, 2)
-		other, otherQs := mustReadyStudy(t, db, alice, "Other", 1, 1)
-		got, err := db.PracticeQuestion(ctx, alice, st.ID, qs[3].ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := qs[3]
-		want.Topic = 0
-		if got.ID != want.ID || got.TopicID != want.TopicID || got.Prompt != want.Prompt || got.Answer != want.Answer ||
-			got.Type != want.Type || strings.Join(got.Choices, "|") != strings.Join(want.Choices, "|") {
-			t.Errorf("question %+v, want %+v", got, want)
-		}
-		tests := []struct {
-			name  string
-			user  int64
-			study string
-			q     int64
-		}{
-			{"another user", mallory, st.ID, qs[0].ID},
-			{"question of another study", alice, st.ID, otherQs[0].ID},
-			{"study of the question mismatched", alice, other.ID, qs[0].ID},
-			{"missing", alice, st.ID, qs[3].ID + 1000},
-		}
-		for _, tt := range tests {
-			if _, err := db.PracticeQuestion(ctx, tt.user, tt.study, tt.q); studyloop.ErrorCode(err) != studyloop.ENOTFOUND {
-				t.Errorf("%s: error %v, want not found", tt.name, err)
-			}
-		}
-	})
-}
-
-func TestNextQuestionBoundsNewPerDay(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
-		alice := mustStudent(t, db, "alice@example.com")
-		st, qs := mustReadyStudy(t, db, alice, "Optics", 3, 10)
-		at := reviewStart
-		for i := range studyloop.DefaultNewPerDay {
-			q, found, err := db.NextQuestion(ctx, alice, store.PracticeScope{StudyID: st.ID}, at)
-			if err != nil || !found || q.ID != qs[i].ID {
-				t.Fatalf("new question %d: %d found=%v err=%v", i, q.ID, found, err)
-			}
-			mustAnswer(t, db, alice, q.ID, fsrs.Easy, at) // Easy: due in 8 days
-			at = at.Add(time.Minute)
-		}
-		if q, found, err := db.NextQuestion(ctx, alice, store.PracticeScope{StudyID: st.ID}, at); err != nil || found {
-			t.Fatalf("after %d new questions got %d found=%v err=%v, want none", studyloop.DefaultNewPerDay, q.ID, found, err)
-		}
-		// A day after the first ones were started, new ones come again.
-		q, found, err := db.NextQuestion(ctx, alice, store.PracticeScope{StudyID: st.ID}, reviewStart.Add(aDay+time.Hour))
-		if err != nil || !found || q.ID != qs[studyloop.DefaultNewPerDay].ID {
-			t.Fatalf("next day: %d found=%v err=%v, want %d", q.ID, found, err, qs[studyloop.DefaultNewPerDay].ID)
-		}
-		// Due reviews are not bounded: after eight days all twenty are due
-		// and come before new ones.
-		q, found, err = db.NextQuestion(ctx, alice, store.PracticeScope{StudyID: st.ID}, reviewStart.Add(9*aDay))
-		if err != nil || !found || q.ID != qs[0].ID {
-			t.Fatalf("after 9 days: %d found=%v err=%v, want due review %d", q.ID, found, err, qs[0].ID)
-		}
-	})
-}
-
 func TestStudyMastery(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		alice := mustStudent(t, db, "alice@example.com")
-		mallory := mustStudent(t, db, "mallory@example.com")
-		st, qs := mustReadyStudy(t, db, alice, "Optics", 3, 4)
+		alice := storetest.Student(t, db, "alice@example.com")
+		mallory := storetest.Student(t, db, "mallory@example.com")
+		st, qs := storetest.ReadyStudy(t, db, alice, "Optics", 3, 4)
 		s := fsrs.Default()
 
-		fresh, err := db.StudyMastery(ctx, alice, st.ID, reviewStart)
+		fresh, err := storetest.Service(db).StudyMastery(ctx, alice, st.ID, storetest.ReviewStart)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -434,12 +239,12 @@ func TestStudyMastery(t *testing.T) {
 		}{{0, fsrs.Good}, {1, fsrs.Good}, {0, fsrs.Again}, {2, fsrs.Good}, {3, fsrs.Hard}}
 		cards := map[int64]fsrs.Card{}
 		for i, a := range topic0 {
-			cards[qs[a.q].ID] = mustAnswer(t, db, alice, qs[a.q].ID, a.r, reviewStart.Add(time.Duration(i)*time.Minute))
+			cards[qs[a.q].ID] = storetest.Answer(t, db, alice, qs[a.q].ID, a.r, storetest.ReviewStart.Add(time.Duration(i)*time.Minute))
 		}
-		cards[qs[4].ID] = mustAnswer(t, db, alice, qs[4].ID, fsrs.Easy, reviewStart)
+		cards[qs[4].ID] = storetest.Answer(t, db, alice, qs[4].ID, fsrs.Easy, storetest.ReviewStart)
 
-		now := reviewStart.Add(20 * time.Minute)
-		m, err := db.StudyMastery(ctx, alice, st.ID, now)
+		now := storetest.ReviewStart.Add(20 * time.Minute)
+		m, err := storetest.Service(db).StudyMastery(ctx, alice, st.ID, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -486,9 +291,9 @@ func TestStudyMastery(t *testing.T) {
 		}
 
 		// A wrong answer breaks the streak; later answers rebuild it.
-		mustAnswer(t, db, alice, qs[1].ID, fsrs.Again, now)
-		mustAnswer(t, db, alice, qs[2].ID, fsrs.Good, now)
-		m2, err := db.StudyMastery(ctx, alice, st.ID, now)
+		storetest.Answer(t, db, alice, qs[1].ID, fsrs.Again, now)
+		storetest.Answer(t, db, alice, qs[2].ID, fsrs.Good, now)
+		m2, err := storetest.Service(db).StudyMastery(ctx, alice, st.ID, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -500,7 +305,7 @@ func TestStudyMastery(t *testing.T) {
 			user  int64
 			study string
 		}{{mallory, st.ID}, {alice, "st_missing"}} {
-			if _, err := db.StudyMastery(ctx, tc.user, tc.study, now); studyloop.ErrorCode(err) != studyloop.ENOTFOUND {
+			if _, err := storetest.Service(db).StudyMastery(ctx, tc.user, tc.study, now); studyloop.ErrorCode(err) != studyloop.ENOTFOUND {
 				t.Errorf("user %d study %q: error %v, want not found", tc.user, tc.study, err)
 			}
 		}
@@ -510,25 +315,25 @@ func TestStudyMastery(t *testing.T) {
 func TestMasterySummary(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		alice := mustStudent(t, db, "alice@example.com")
-		bob := mustStudent(t, db, "bob@example.com")
-		older, olderQs := mustReadyStudy(t, db, alice, "Older", 2, 5) // 10 questions
-		newer, newerQs := mustReadyStudy(t, db, alice, "Newer", 1, 2) // 2 questions
-		_, bobQs := mustReadyStudy(t, db, bob, "Bob's", 1, 3)
+		alice := storetest.Student(t, db, "alice@example.com")
+		bob := storetest.Student(t, db, "bob@example.com")
+		older, olderQs := storetest.ReadyStudy(t, db, alice, "Older", 2, 5) // 10 questions
+		newer, newerQs := storetest.ReadyStudy(t, db, alice, "Newer", 1, 2) // 2 questions
+		_, bobQs := storetest.ReadyStudy(t, db, bob, "Bob's", 1, 3)
 		// A study still waiting for processing is left out.
 		if _, err := db.CreateStudy(ctx, alice, "Waiting", "Text still waiting for processing."); err != nil {
 			t.Fatal(err)
 		}
 
 		for _, q := range olderQs[:3] {
-			mustAnswer(t, db, alice, q.ID, fsrs.Easy, reviewStart)
+			storetest.Answer(t, db, alice, q.ID, fsrs.Easy, storetest.ReviewStart)
 		}
-		mustAnswer(t, db, alice, newerQs[0].ID, fsrs.Good, reviewStart)
-		mustAnswer(t, db, alice, newerQs[0].ID, fsrs.Again, reviewStart.Add(time.Minute))
-		mustAnswer(t, db, bob, bobQs[0].ID, fsrs.Easy, reviewStart)
+		storetest.Answer(t, db, alice, newerQs[0].ID, fsrs.Good, storetest.ReviewStart)
+		storetest.Answer(t, db, alice, newerQs[0].ID, fsrs.Again, storetest.ReviewStart.Add(time.Minute))
+		storetest.Answer(t, db, bob, bobQs[0].ID, fsrs.Easy, storetest.ReviewStart)
 
-		now := reviewStart.Add(time.Hour)
-		sum, err := db.MasterySummary(ctx, alice, now)
+		now := storetest.ReviewStart.Add(time.Hour)
+		sum, err := storetest.Service(db).MasterySummary(ctx, alice, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -536,7 +341,7 @@ func TestMasterySummary(t *testing.T) {
 			t.Fatalf("summary studies %+v, want newer then older", sum.Studies)
 		}
 		for _, sm := range sum.Studies {
-			full, err := db.StudyMastery(ctx, alice, sm.StudyID, now)
+			full, err := storetest.Service(db).StudyMastery(ctx, alice, sm.StudyID, now)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -559,12 +364,12 @@ func TestMasterySummary(t *testing.T) {
 		}
 
 		// Bob sees only his own study; a user without studies sees none.
-		bobSum, err := db.MasterySummary(ctx, bob, now)
+		bobSum, err := storetest.Service(db).MasterySummary(ctx, bob, now)
 		if err != nil || len(bobSum.Studies) != 1 || bobSum.Attempts != 1 || bobSum.Questions != 3 {
 			t.Fatalf("bob's summary %+v err %v", bobSum, err)
 		}
-		carol := mustStudent(t, db, "carol@example.com")
-		empty, err := db.MasterySummary(ctx, carol, now)
+		carol := storetest.Student(t, db, "carol@example.com")
+		empty, err := storetest.Service(db).MasterySummary(ctx, carol, now)
 		if err != nil || len(empty.Studies) != 0 || empty.Score != 0 || empty.NextReview != nil {
 			t.Fatalf("empty summary %+v err %v", empty, err)
 		}
@@ -581,4 +386,32 @@ func sameFigures(a, b studyloop.MasteryFigures) bool {
 	}
 	a.NextReview, b.NextReview, a.Score, b.Score = nil, nil, 0, 0
 	return a == b
+}
+
+func TestPreviewAnswer(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		alice := storetest.Student(t, db, "alice@example.com")
+		mallory := storetest.Student(t, db, "mallory@example.com")
+		_, qs := storetest.ReadyStudy(t, db, alice, "Optics", 1, 1)
+		_, err := storetest.Service(db).PreviewAnswer(ctx, mallory, qs[0].ID, storetest.ReviewStart)
+		if studyloop.ErrorCode(err) != studyloop.ENOTFOUND {
+			t.Errorf("mallory previews: %v, want %s", err, studyloop.ENOTFOUND)
+		}
+		at := storetest.ReviewStart
+		for _, r := range []fsrs.Rating{fsrs.Good, fsrs.Again, fsrs.Easy} {
+			preview, err := storetest.Service(db).PreviewAnswer(ctx, alice, qs[0].ID, at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !(preview[fsrs.Again].Before(preview[fsrs.Hard]) || preview[fsrs.Again].Equal(preview[fsrs.Hard])) || !preview[fsrs.Good].Before(preview[fsrs.Easy]) {
+				t.Errorf("previews out of order: %v", preview)
+			}
+			card := storetest.Answer(t, db, alice, qs[0].ID, r, at)
+			if !card.Due.Equal(preview[r]) {
+				t.Errorf("rated %s: due %v, previewed %v", r, card.Due, preview[r])
+			}
+			at = card.Due.Add(time.Hour)
+		}
+	})
 }

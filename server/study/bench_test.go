@@ -1,4 +1,4 @@
-package store_test
+package study_test
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/studyloop/studyloop/server/fsrs"
-	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/store/storetest"
+	"github.com/studyloop/studyloop/server/study"
 )
 
 // BenchmarkRecordAnswer measures one answer: the card update and the log
@@ -18,16 +18,16 @@ func BenchmarkRecordAnswer(b *testing.B) {
 		b.Run(dialect, func(b *testing.B) {
 			db := storetest.Open(b, dialect)
 			ctx := context.Background()
-			user := mustStudent(b, db, "bench@example.com")
-			_, qs := mustReadyStudy(b, db, user, "Bench", 40, 20)
-			at := reviewStart
+			user := storetest.Student(b, db, "bench@example.com")
+			_, qs := storetest.ReadyStudy(b, db, user, "Bench", 40, 20)
+			at := storetest.ReviewStart
 			i := 0
 			for b.Loop() {
 				r := fsrs.Good
 				if i%4 == 0 {
 					r = fsrs.Again
 				}
-				if _, err := db.RecordAnswer(ctx, user, qs[i%len(qs)].ID, r, at); err != nil {
+				if _, err := storetest.Service(db).RecordAnswer(ctx, user, qs[i%len(qs)].ID, r, at); err != nil {
 					b.Fatal(err)
 				}
 				i++
@@ -48,11 +48,11 @@ func BenchmarkStudyMastery(b *testing.B) {
 		b.Run(dialect, func(b *testing.B) {
 			db := storetest.Open(b, dialect)
 			ctx := context.Background()
-			user := mustStudent(b, db, "bench@example.com")
-			st, qs := mustReadyStudy(b, db, user, "Bench", topics, perTopic)
+			user := storetest.Student(b, db, "bench@example.com")
+			st, qs := storetest.ReadyStudy(b, db, user, "Bench", topics, perTopic)
 			ratings := []fsrs.Rating{fsrs.Good, fsrs.Good, fsrs.Again, fsrs.Hard, fsrs.Easy}
 			for i, q := range qs {
-				mustAnswer(b, db, user, q.ID, ratings[i%len(ratings)], reviewStart.Add(time.Duration(i)*time.Second))
+				storetest.Answer(b, db, user, q.ID, ratings[i%len(ratings)], storetest.ReviewStart.Add(time.Duration(i)*time.Second))
 			}
 			// The remaining history goes in directly: replaying it through
 			// RecordAnswer would only slow the setup.
@@ -62,7 +62,7 @@ func BenchmarkStudyMastery(b *testing.B) {
 				extra = append(extra, logEntry{
 					UserID: user, StudyID: st.ID, TopicID: q.TopicID, QuestionID: q.ID,
 					Rating: int(ratings[i%len(ratings)]), State: int(fsrs.Review),
-					ReviewedAt: reviewStart.Add(time.Duration(i) * time.Minute), Stability: 3, Difficulty: 5,
+					ReviewedAt: storetest.ReviewStart.Add(time.Duration(i) * time.Minute), Stability: 3, Difficulty: 5,
 				})
 			}
 			for chunk := range slices.Chunk(extra, 1000) {
@@ -75,17 +75,17 @@ func BenchmarkStudyMastery(b *testing.B) {
 				(SELECT count(*) FROM review_logs AS l WHERE l.topic_id = topic_progress.topic_id)`).Exec(ctx); err != nil {
 				b.Fatal(err)
 			}
-			now := reviewStart.Add(30 * aDay)
+			now := storetest.ReviewStart.Add(30 * aDay)
 			// fresh: from memory, the version confirmed within the second;
 			// verified: the version read, inputs and figures from memory;
 			// uncached: read and worked out afresh, as after an answer.
 			for _, c := range []struct {
 				name string
-				db   *store.DB
-			}{{"fresh", db}, {"verified", store.Verifying(db)}, {"uncached", store.Uncached(db)}} {
+				s    *study.Service
+			}{{"fresh", storetest.Service(db)}, {"verified", study.Verifying(db)}, {"uncached", study.Uncached(db)}} {
 				b.Run(c.name, func(b *testing.B) {
 					for b.Loop() {
-						m, err := c.db.StudyMastery(ctx, user, st.ID, now)
+						m, err := c.s.StudyMastery(ctx, user, st.ID, now)
 						if err != nil {
 							b.Fatal(err)
 						}

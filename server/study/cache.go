@@ -1,4 +1,4 @@
-package store
+package study
 
 import (
 	"container/list"
@@ -9,10 +9,11 @@ import (
 
 	"github.com/studyloop/studyloop/server/fsrs"
 	"github.com/studyloop/studyloop/server/mastery"
+	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
-// Bounds of the mastery cache of one *DB: how many studies it holds, and
+// Bounds of the mastery cache of one Service: how many studies it holds, and
 // how many topics and answered cards in all (about 100 bytes each, so some
 // 25 MiB at most). A study larger than the second bound is never cached.
 const (
@@ -26,9 +27,10 @@ const (
 const masteryGranularity = time.Minute
 
 // masteryFreshness is how long a study's cached inputs are trusted without
-// reading its progress version from the database again. An answer recorded
-// through the same *DB shows at once; one recorded through another server
-// (or another handle on the same database) shows within this time.
+// reading its progress version from the database again. A change made
+// through the Service's *store.DB shows at once (store.DB.WatchProgress);
+// one made through another server (or another handle on the same
+// database) shows within this time.
 const masteryFreshness = time.Second
 
 // masteryInputs is what one student's mastery of one study is computed
@@ -46,11 +48,15 @@ type masteryInputs struct {
 	memo    atomic.Pointer[masteryMemo]
 }
 
-// masteryMemo is the mastery of a masteryInputs at one instant. It is never
-// changed once made: callers get copies.
+// masteryMemo is the mastery of a masteryInputs at one instant. Its figures
+// are never changed once made: callers get copies. renderings holds the
+// surfaces' forms of them (*Rendering to []byte), each made when first
+// asked for; they live and go with the memo, so the cache's bound on
+// topics bounds them too.
 type masteryMemo struct {
-	at    time.Time
-	study studyloop.StudyMastery // all but the study id, which the caller gives
+	at         time.Time
+	study      studyloop.StudyMastery // all but the study id, which the caller gives
+	renderings sync.Map
 }
 
 // topicInputs is one topic of masteryInputs.
@@ -168,6 +174,22 @@ func (m *masteryMemo) studyMastery(studyID string) studyloop.StudyMastery {
 	return sm
 }
 
+// studyMasteryAs is studyMastery with the title and status of the head,
+// when there is one.
+func (m *masteryMemo) studyMasteryAs(studyID string, head *store.ProgressHead) studyloop.StudyMastery {
+	sm := m.studyMastery(studyID)
+	if head != nil {
+		sm.Title, sm.Status = head.Title, head.Status
+	}
+	return sm
+}
+
+// current reports whether the memo's title and status are those of the
+// head, if there is one.
+func (m *masteryMemo) current(head *store.ProgressHead) bool {
+	return head == nil || (head.Title == m.study.Title && head.Status == m.study.Status)
+}
+
 // figures returns a copy of the memo's study figures.
 func (m *masteryMemo) figures() studyloop.MasteryFigures {
 	f := m.study.MasteryFigures
@@ -182,8 +204,8 @@ func (m *masteryMemo) figures() studyloop.MasteryFigures {
 // serves only the study's owner at the progress version it was read at.
 // Callers read the study's current version (checking its owner) from the
 // database, unless the entry's version was confirmed there less than
-// freshness ago (see fresh); a change made through this cache's *DB
-// forgets the study at once (see forget). With each entry goes the mastery
+// freshness ago (see fresh); a change made through the Service's
+// *store.DB forgets the study at once (see forget). With each entry goes the mastery
 // last computed from it (masteryMemo). It is safe for concurrent use.
 type masteryCache struct {
 	maxStudies, maxWeight int
@@ -234,7 +256,7 @@ func newMasteryCache(maxStudies, maxWeight int) *masteryCache {
 // instant returns the instant mastery asked for at now is computed as of:
 // now, as stored, truncated to the granularity.
 func (c *masteryCache) instant(now time.Time) time.Time {
-	now = storedTime(now)
+	now = store.StoredTime(now)
 	if c.granularity > 0 {
 		now = now.Truncate(c.granularity)
 	}

@@ -1,4 +1,4 @@
-package store_test
+package study_test
 
 import (
 	"context"
@@ -10,24 +10,9 @@ import (
 	"github.com/studyloop/studyloop/server/fsrs"
 	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/store/storetest"
+	"github.com/studyloop/studyloop/server/study"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
-
-// mustNestedStudy stores a ready study of the user with three topics (the
-// second a subtopic of the first) of four questions each, and returns it
-// with its questions in study order.
-func mustNestedStudy(tb testing.TB, db *store.DB, userID int64, title string) (studyloop.Study, []studyloop.Question) {
-	tb.Helper()
-	ex := studyloop.Extraction{Topics: []studyloop.Topic{
-		{Parent: -1, Title: "Lenses"}, {Parent: 0, Title: "Focal length"}, {Parent: -1, Title: "Mirrors"},
-	}}
-	for i := range 12 {
-		ex.Questions = append(ex.Questions, studyloop.Question{
-			Topic: i / 4, Type: studyloop.QuestionShortAnswer, Prompt: "What bends light?", Answer: "A lens.",
-		})
-	}
-	return mustCompleteStudy(tb, db, userID, title, "Lenses bend light; mirrors reflect it.", ex)
-}
 
 // progressVersion reads the study's stored progress version.
 func progressVersion(tb testing.TB, db *store.DB, studyID string) int64 {
@@ -46,12 +31,12 @@ func progressVersion(tb testing.TB, db *store.DB, studyID string) int64 {
 func checkMatchesUncached(t *testing.T, db *store.DB, userID int64, studyID string, now time.Time) studyloop.StudyMastery {
 	t.Helper()
 	ctx := context.Background()
-	want, err := store.Uncached(db).StudyMastery(ctx, userID, studyID, now)
+	want, err := study.Uncached(db).StudyMastery(ctx, userID, studyID, now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
-		got, err := db.StudyMastery(ctx, userID, studyID, now)
+		got, err := storetest.Service(db).StudyMastery(ctx, userID, studyID, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,15 +44,15 @@ func checkMatchesUncached(t *testing.T, db *store.DB, userID int64, studyID stri
 			t.Fatalf("at %v mastery\n%+v\nwant, as read without the cache,\n%+v", now, got, want)
 		}
 	}
-	if v, ok := store.CachedMasteryVersion(db, studyID); !ok || v != progressVersion(t, db, studyID) {
+	if v, ok := study.CachedMasteryVersion(storetest.Service(db), studyID); !ok || v != progressVersion(t, db, studyID) {
 		t.Fatalf("cached at version %d (%v), want the stored %d", v, ok, progressVersion(t, db, studyID))
 	}
-	wantSum, err := store.Uncached(db).MasterySummary(ctx, userID, now)
+	wantSum, err := study.Uncached(db).MasterySummary(ctx, userID, now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
-		gotSum, err := db.MasterySummary(ctx, userID, now)
+		gotSum, err := storetest.Service(db).MasterySummary(ctx, userID, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,18 +65,18 @@ func checkMatchesUncached(t *testing.T, db *store.DB, userID int64, studyID stri
 
 func TestMasteryCacheMatchesUncached(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		alice := mustStudent(t, db, "alice@example.com")
-		st, qs := mustNestedStudy(t, db, alice, "Optics")
-		mustReadyStudy(t, db, alice, "Waves", 2, 3)
+		alice := storetest.Student(t, db, "alice@example.com")
+		st, qs := storetest.NestedStudy(t, db, alice, "Optics")
+		storetest.ReadyStudy(t, db, alice, "Waves", 2, 3)
 
 		// Rounds of answers, each followed by reads at several times: the
 		// cached inputs must give what a fresh read gives, whatever now is.
 		ratings := []fsrs.Rating{fsrs.Good, fsrs.Again, fsrs.Easy, fsrs.Hard, fsrs.Good}
-		at := reviewStart
+		at := storetest.ReviewStart
 		var last studyloop.StudyMastery
 		for round := range 4 {
 			for i := round; i < len(qs); i += 2 {
-				mustAnswer(t, db, alice, qs[i].ID, ratings[(i+round)%len(ratings)], at)
+				storetest.Answer(t, db, alice, qs[i].ID, ratings[(i+round)%len(ratings)], at)
 				at = at.Add(7 * time.Minute)
 			}
 			for _, later := range []time.Duration{0, time.Minute, time.Hour, 3 * aDay, 40 * aDay} {
@@ -105,7 +90,7 @@ func TestMasteryCacheMatchesUncached(t *testing.T) {
 
 		// A caller changing what it was given does not change the cache.
 		ctx := context.Background()
-		m, err := db.StudyMastery(ctx, alice, st.ID, at)
+		m, err := storetest.Service(db).StudyMastery(ctx, alice, st.ID, at)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,13 +124,13 @@ func TestMasteryCacheAcrossReplicas(t *testing.T) {
 			b := openReplica(t, url)
 			// Each server measures how long a confirmed version is
 			// trusted (a second) by a clock the test moves.
-			clock := reviewStart
+			clock := storetest.ReviewStart
 			for _, db := range []*store.DB{a, b} {
-				store.SetMasteryClock(db, func() time.Time { return clock })
+				study.SetMasteryClock(storetest.Service(db), func() time.Time { return clock })
 			}
-			alice := mustStudent(t, a, "alice@example.com")
-			st, qs := mustNestedStudy(t, a, alice, "Optics")
-			now := reviewStart.Add(time.Hour)
+			alice := storetest.Student(t, a, "alice@example.com")
+			st, qs := storetest.NestedStudy(t, a, alice, "Optics")
+			now := storetest.ReviewStart.Add(time.Hour)
 			for _, db := range []*store.DB{a, b} {
 				checkMatchesUncached(t, db, alice, st.ID, now)
 			}
@@ -159,16 +144,16 @@ func TestMasteryCacheAcrossReplicas(t *testing.T) {
 				if i%2 == 1 {
 					via, other = b, a
 				}
-				before, err := other.StudyMastery(ctx, alice, st.ID, now)
+				before, err := storetest.Service(other).StudyMastery(ctx, alice, st.ID, now)
 				if err != nil {
 					t.Fatal(err)
 				}
-				mustAnswer(t, via, alice, q.ID, fsrs.Good, reviewStart.Add(time.Duration(i)*time.Minute))
+				storetest.Answer(t, via, alice, q.ID, fsrs.Good, storetest.ReviewStart.Add(time.Duration(i)*time.Minute))
 				if got := checkMatchesUncached(t, via, alice, st.ID, now); got.Attempts != before.Attempts+1 {
 					t.Fatalf("answer %d: the server that recorded it reports %d attempts, want %d", i, got.Attempts, before.Attempts+1)
 				}
 				clock = clock.Add(999 * time.Millisecond)
-				if stale, err := other.StudyMastery(ctx, alice, st.ID, now); err != nil || !reflect.DeepEqual(stale, before) {
+				if stale, err := storetest.Service(other).StudyMastery(ctx, alice, st.ID, now); err != nil || !reflect.DeepEqual(stale, before) {
 					t.Fatalf("answer %d: within the second the other server reports\n%+v (%v)\nwant what it read before\n%+v", i, stale, err, before)
 				}
 				clock = clock.Add(time.Millisecond)
@@ -188,7 +173,7 @@ func TestMasteryCacheAcrossReplicas(t *testing.T) {
 			if _, ok, err := b.ClaimStudy(ctx, "test", time.Minute, store.AnyLane); !ok || err != nil {
 				t.Fatalf("claim: %v %v", ok, err)
 			}
-			if m, err := a.StudyMastery(ctx, alice, pending.ID, now); err != nil || len(m.Topics) != 0 || m.Status != studyloop.StatusProcessing {
+			if m, err := storetest.Service(a).StudyMastery(ctx, alice, pending.ID, now); err != nil || len(m.Topics) != 0 || m.Status != studyloop.StatusProcessing {
 				t.Fatalf("processing study: %+v %v", m, err)
 			}
 			ex := studyloop.Extraction{
@@ -202,7 +187,7 @@ func TestMasteryCacheAcrossReplicas(t *testing.T) {
 			if m.Status != studyloop.StatusReady || len(m.Topics) != 1 || m.Questions != 1 {
 				t.Fatalf("completed study as seen by the other server: %+v", m)
 			}
-			if sum, err := a.MasterySummary(ctx, alice, now); err != nil || len(sum.Studies) != 2 || sum.Studies[0].StudyID != pending.ID {
+			if sum, err := storetest.Service(a).MasterySummary(ctx, alice, now); err != nil || len(sum.Studies) != 2 || sum.Studies[0].StudyID != pending.ID {
 				t.Fatalf("summary after completion: %+v %v", sum, err)
 			}
 		})
@@ -212,26 +197,26 @@ func TestMasteryCacheAcrossReplicas(t *testing.T) {
 func TestMasteryCacheIsolation(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		alice := mustStudent(t, db, "alice@example.com")
-		mallory := mustStudent(t, db, "mallory@example.com")
-		st, qs := mustNestedStudy(t, db, alice, "Optics")
-		own, _ := mustReadyStudy(t, db, mallory, "Mallory's", 1, 1)
-		mustAnswer(t, db, alice, qs[0].ID, fsrs.Good, reviewStart)
-		checkMatchesUncached(t, db, alice, st.ID, reviewStart)
+		alice := storetest.Student(t, db, "alice@example.com")
+		mallory := storetest.Student(t, db, "mallory@example.com")
+		st, qs := storetest.NestedStudy(t, db, alice, "Optics")
+		own, _ := storetest.ReadyStudy(t, db, mallory, "Mallory's", 1, 1)
+		storetest.Answer(t, db, alice, qs[0].ID, fsrs.Good, storetest.ReviewStart)
+		checkMatchesUncached(t, db, alice, st.ID, storetest.ReviewStart)
 
 		// Alice's study is in the cache at its current version; Mallory
 		// still cannot read it, and her own reads show nothing of it.
-		if _, ok := store.CachedMasteryVersion(db, st.ID); !ok {
+		if _, ok := study.CachedMasteryVersion(storetest.Service(db), st.ID); !ok {
 			t.Fatal("alice's study is not cached: the test proves nothing")
 		}
-		if _, err := db.StudyMastery(ctx, mallory, st.ID, reviewStart); studyloop.ErrorCode(err) != studyloop.ENOTFOUND {
+		if _, err := storetest.Service(db).StudyMastery(ctx, mallory, st.ID, storetest.ReviewStart); studyloop.ErrorCode(err) != studyloop.ENOTFOUND {
 			t.Errorf("mallory reading alice's cached study: %v, want not found", err)
 		}
-		sum, err := db.MasterySummary(ctx, mallory, reviewStart)
+		sum, err := storetest.Service(db).MasterySummary(ctx, mallory, storetest.ReviewStart)
 		if err != nil || len(sum.Studies) != 1 || sum.Studies[0].StudyID != own.ID || sum.Attempts != 0 {
 			t.Errorf("mallory's summary %+v %v, want only her own study, unanswered", sum, err)
 		}
-		if _, err := db.StudyMastery(ctx, alice, own.ID, reviewStart); studyloop.ErrorCode(err) != studyloop.ENOTFOUND {
+		if _, err := storetest.Service(db).StudyMastery(ctx, alice, own.ID, storetest.ReviewStart); studyloop.ErrorCode(err) != studyloop.ENOTFOUND {
 			t.Errorf("alice reading mallory's study: %v, want not found", err)
 		}
 	})
@@ -242,24 +227,24 @@ func TestMasteryCacheConcurrent(t *testing.T) {
 	// in, the cached reads equal a fresh one.
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		alice := mustStudent(t, db, "alice@example.com")
-		st, qs := mustNestedStudy(t, db, alice, "Optics")
+		alice := storetest.Student(t, db, "alice@example.com")
+		st, qs := storetest.NestedStudy(t, db, alice, "Optics")
 		var wg sync.WaitGroup
 		errs := make(chan error, 100)
 		for w := range 3 {
 			wg.Go(func() {
 				for i := w; i < len(qs); i += 3 {
-					if _, err := db.RecordAnswer(ctx, alice, qs[i].ID, fsrs.Good, reviewStart.Add(time.Duration(i)*time.Minute)); err != nil {
+					if _, err := storetest.Service(db).RecordAnswer(ctx, alice, qs[i].ID, fsrs.Good, storetest.ReviewStart.Add(time.Duration(i)*time.Minute)); err != nil {
 						errs <- err
 					}
 				}
 			})
 			wg.Go(func() {
 				for range 10 {
-					if _, err := db.StudyMastery(ctx, alice, st.ID, reviewStart); err != nil {
+					if _, err := storetest.Service(db).StudyMastery(ctx, alice, st.ID, storetest.ReviewStart); err != nil {
 						errs <- err
 					}
-					if _, err := db.MasterySummary(ctx, alice, reviewStart); err != nil {
+					if _, err := storetest.Service(db).MasterySummary(ctx, alice, storetest.ReviewStart); err != nil {
 						errs <- err
 					}
 				}
@@ -270,7 +255,7 @@ func TestMasteryCacheConcurrent(t *testing.T) {
 		for err := range errs {
 			t.Fatal(err)
 		}
-		if m := checkMatchesUncached(t, db, alice, st.ID, reviewStart.Add(time.Hour)); m.Attempts != len(qs) {
+		if m := checkMatchesUncached(t, db, alice, st.ID, storetest.ReviewStart.Add(time.Hour)); m.Attempts != len(qs) {
 			t.Fatalf("%d attempts, want %d", m.Attempts, len(qs))
 		}
 	})

@@ -1,4 +1,4 @@
-package store_test
+package study_test
 
 import (
 	"math"
@@ -41,7 +41,7 @@ func mustRollupStudy(tb testing.TB, db *store.DB, userID int64, title string) (s
 			})
 		}
 	}
-	st, qs := mustCompleteStudy(tb, db, userID, title, "Light bends in lenses, bounces off mirrors, and travels in waves.", ex)
+	st, qs := storetest.CompleteStudy(tb, db, userID, title, "Light bends in lenses, bounces off mirrors, and travels in waves.", ex)
 	byTopic := make([][]studyloop.Question, len(rollupTopics))
 	for _, q := range qs {
 		byTopic[q.Topic] = append(byTopic[q.Topic], q)
@@ -90,17 +90,17 @@ func TestTopicMasteryRollsUpSubtopics(t *testing.T) {
 	}
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		s := fsrs.Default()
-		alice := mustStudent(t, db, "alice@example.com")
+		alice := storetest.Student(t, db, "alice@example.com")
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				st, qs := mustRollupStudy(t, db, alice, tt.name)
 				cards := map[int64]fsrs.Card{}
 				attempts := make([]int, len(rollupTopics))
 				streaks := make([]mastery.Streak, len(rollupTopics))
-				at := reviewStart
+				at := storetest.ReviewStart
 				for _, a := range tt.answers {
 					q := qs[a.topic][a.nth]
-					cards[q.ID] = mustAnswer(t, db, alice, q.ID, a.r, at)
+					cards[q.ID] = storetest.Answer(t, db, alice, q.ID, a.r, at)
 					attempts[a.topic]++
 					streaks[a.topic].Add(a.r)
 					at = at.Add(3 * time.Minute)
