@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/studyloop/studyloop/build"
+	"github.com/studyloop/studyloop/server/coalesce"
 	"github.com/studyloop/studyloop/server/compress"
 	"github.com/studyloop/studyloop/server/negotiate"
 	"github.com/studyloop/studyloop/server/static"
@@ -122,16 +123,26 @@ func (p *preparedResponse) set(key, value string) {
 	p.header = append(p.header, newHeaderField(key, value))
 }
 
+// heldAbove is the body length above which a response is held to leave
+// in one write (coalesce.Hold): net/http buffers a shorter body and sends
+// it with the headers anyway.
+const heldAbove = 2 << 10
+
 // write sends the response; HEAD gets the headers only.
 func (p *preparedResponse) write(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	for _, f := range p.header {
 		h[f.key] = f.value
 	}
-	w.WriteHeader(p.status)
-	if r.Method != http.MethodHead && len(p.body) > 0 {
-		w.Write(p.body) //nolint:errcheck // the client went away
+	if r.Method == http.MethodHead || len(p.body) == 0 {
+		w.WriteHeader(p.status)
+		return
 	}
+	if len(p.body) > heldAbove && len(p.body) <= coalesce.MaxHeld {
+		coalesce.Hold(r.Context())
+	}
+	w.WriteHeader(p.status)
+	w.Write(p.body) //nolint:errcheck // the client went away
 }
 
 // newSiteFiles loads the built site and prepares every response. baseURL

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/studyloop/studyloop/build"
+	"github.com/studyloop/studyloop/server/coalesce"
 	"github.com/studyloop/studyloop/server/config"
 	"github.com/studyloop/studyloop/server/engine"
 	"github.com/studyloop/studyloop/server/extract"
@@ -167,13 +168,14 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout, 
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
+		ConnContext:       coalesce.ConnContext,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	fmt.Fprintf(stdout, "studyloop: serving %s at http://%s (listening on %s)\n", cfg.BaseURL, displayAddr(ln.Addr()), ln.Addr())
 	logger.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.BaseURL)
 
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
+	go func() { serveErr <- srv.Serve(coalesce.Listener(ln)) }()
 	select {
 	case err := <-serveErr:
 		return err
