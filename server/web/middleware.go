@@ -114,6 +114,73 @@ func (l *requestLog) write(start time.Time, r *http.Request, status int, bytes i
 	l.out.Write(b) //nolint:errcheck // as slog does, a failed log write is dropped
 }
 
+// LineBuffer gathers the lines written to it and passes them on to out
+// together: FlushInterval after the first line it holds, when
+// LineBufferSize bytes are held, and on Flush. A request
+// line written straight to a file or pipe costs a system call per request;
+// gathered, a few per second. It is safe for concurrent use; each Write
+// must be whole lines, as log/slog's handlers and the request log write
+// them.
+type LineBuffer struct {
+	out   io.Writer
+	mu    sync.Mutex
+	buf   []byte
+	timer *time.Timer
+}
+
+// FlushInterval is the longest a line stays in a LineBuffer;
+// LineBufferSize is how many bytes of lines it holds at most.
+const (
+	FlushInterval  = 100 * time.Millisecond
+	LineBufferSize = 32 << 10
+)
+
+// NewLineBuffer returns a LineBuffer writing to out. Flush it before the
+// program exits.
+func NewLineBuffer(out io.Writer) *LineBuffer {
+	b := &LineBuffer{out: out, buf: make([]byte, 0, LineBufferSize)}
+	b.timer = time.AfterFunc(time.Hour, func() { b.Flush() }) //nolint:errcheck // as slog does, a failed log write is dropped
+	b.timer.Stop()
+	return b
+}
+
+// Write holds p, which must end in a newline, and passes on the lines held
+// when the buffer is full.
+func (b *LineBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.buf)+len(p) > LineBufferSize {
+		if err := b.flushLocked(); err != nil {
+			return 0, err
+		}
+		if len(p) > LineBufferSize {
+			return b.out.Write(p)
+		}
+	}
+	if len(b.buf) == 0 {
+		b.timer.Reset(FlushInterval)
+	}
+	b.buf = append(b.buf, p...)
+	return len(p), nil
+}
+
+// Flush passes on the lines held.
+func (b *LineBuffer) Flush() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.flushLocked()
+}
+
+func (b *LineBuffer) flushLocked() error {
+	if len(b.buf) == 0 {
+		return nil
+	}
+	b.timer.Stop()
+	_, err := b.out.Write(b.buf)
+	b.buf = b.buf[:0]
+	return err
+}
+
 // appendTime appends t as log/slog writes times, RFC 3339 with exactly
 // three decimals ("2006-01-02T15:04:05.000Z07:00"), formatting the part up
 // to the seconds once per second.

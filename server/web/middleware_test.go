@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -199,5 +200,92 @@ func TestRequestLogTime(t *testing.T) {
 		if got, want := string(l.appendTime(nil, tm)), tm.Format("2006-01-02T15:04:05.000Z07:00"); got != want {
 			t.Errorf("appendTime(%v) = %s, want %s", tm, got, want)
 		}
+	}
+}
+
+// countingWriter records each Write it gets, for the LineBuffer tests.
+type countingWriter struct {
+	mu     sync.Mutex
+	writes []string
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes = append(w.writes, string(p))
+	return len(p), nil
+}
+
+func (w *countingWriter) got() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.writes...)
+}
+
+// TestLineBuffer: lines pass on together when the buffer would overflow
+// (exactly LineBufferSize bytes stay held), and on Flush; a line longer
+// than the buffer goes out on its own, after the lines before it.
+func TestLineBuffer(t *testing.T) {
+	line := func(n int) string { return strings.Repeat("x", n-1) + "\n" }
+	tests := []struct {
+		name       string
+		lines      []string
+		wantWrites []string // before Flush
+	}{
+		{"one line stays held", []string{line(100)}, nil},
+		{"a full buffer stays held", []string{line(LineBufferSize / 2), line(LineBufferSize / 2)}, nil},
+		{"one byte more passes on what is held", []string{line(LineBufferSize / 2), line(LineBufferSize / 2), line(1)},
+			[]string{line(LineBufferSize/2) + line(LineBufferSize/2)}},
+		{"a line longer than the buffer", []string{line(10), line(LineBufferSize + 1), line(20)},
+			[]string{line(10), line(LineBufferSize + 1)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := &countingWriter{}
+			b := NewLineBuffer(out)
+			for _, l := range tt.lines {
+				if n, err := b.Write([]byte(l)); n != len(l) || err != nil {
+					t.Fatalf("Write = %d, %v; want %d, nil", n, err, len(l))
+				}
+			}
+			if got := out.got(); !slices.Equal(got, tt.wantWrites) {
+				t.Errorf("before Flush: %d writes of %v bytes, want %d of %v", len(got), lengths(got), len(tt.wantWrites), lengths(tt.wantWrites))
+			}
+			if err := b.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := strings.Join(out.got(), ""), strings.Join(tt.lines, ""); got != want {
+				t.Errorf("after Flush: %d bytes in order, want %d", len(got), len(want))
+			}
+		})
+	}
+}
+
+func lengths(writes []string) []int {
+	var n []int
+	for _, w := range writes {
+		n = append(n, len(w))
+	}
+	return n
+}
+
+// TestLineBufferFlushesInTime: a held line passes on by itself within
+// FlushInterval, not before half of it.
+func TestLineBufferFlushesInTime(t *testing.T) {
+	out := &countingWriter{}
+	b := NewLineBuffer(out)
+	start := time.Now()
+	b.Write([]byte("a line\n")) //nolint:errcheck // held in memory
+	for len(out.got()) == 0 {
+		if time.Since(start) > 10*FlushInterval {
+			t.Fatalf("the line is still held after %v", time.Since(start))
+		}
+		time.Sleep(FlushInterval / 20)
+	}
+	if elapsed := time.Since(start); elapsed < FlushInterval/2 {
+		t.Errorf("passed on after %v, want about %v", elapsed, FlushInterval)
+	}
+	if got := out.got(); len(got) != 1 || got[0] != "a line\n" {
+		t.Errorf("writes %q, want the one line", got)
 	}
 }

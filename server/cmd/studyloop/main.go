@@ -146,10 +146,14 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout, 
 	}
 	defer func() { stopWorkers(); <-worked }()
 
+	// Request lines are gathered and written a few times a second; the
+	// last ones go out when the server has drained.
+	requestLog := web.NewLineBuffer(stderr)
+	defer requestLog.Flush() //nolint:errcheck // nowhere left to report it
 	handler, err := web.NewServer(web.Deps{
 		Config:        cfg,
 		Logger:        logger,
-		RequestLog:    stderr,
+		RequestLog:    requestLog,
 		DB:            db,
 		Site:          build.Site(),
 		NotifyWorkers: pool.Notify,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -28,6 +29,12 @@ func startServer(t *testing.T, dialect string, extraEnv map[string]string) strin
 // the test ends the server is stopped if stop was not called.
 func startStoppableServer(t *testing.T, dialect string, extraEnv map[string]string) (base string, stop func() error) {
 	t.Helper()
+	return startLoggingServer(t, dialect, extraEnv, io.Discard)
+}
+
+// startLoggingServer is startStoppableServer writing its log to stderr.
+func startLoggingServer(t *testing.T, dialect string, extraEnv map[string]string, stderr io.Writer) (base string, stop func() error) {
+	t.Helper()
 	env := map[string]string{
 		"ADDR":         "127.0.0.1:0",
 		"DATABASE_URL": storetest.URL(t, dialect),
@@ -40,7 +47,7 @@ func startStoppableServer(t *testing.T, dialect string, extraEnv map[string]stri
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, nil, func(k string) string { return env[k] }, strings.NewReader(""), pw, io.Discard)
+		done <- run(ctx, nil, func(k string) string { return env[k] }, strings.NewReader(""), pw, stderr)
 		pw.Close()
 	}()
 	var once sync.Once
@@ -116,6 +123,46 @@ func TestShutdownLetsInFlightRequestsFinish(t *testing.T) {
 	if _, err := http.Get(base + "/api/health"); err == nil {
 		t.Fatal("server still answering after shutdown")
 	}
+}
+
+// TestRequestLinesOutliveShutdown: the request log is written a few times
+// a second, yet a stop right after a burst of requests still leaves one
+// line per request on stderr.
+func TestRequestLinesOutliveShutdown(t *testing.T) {
+	var stderr syncBuffer
+	base, stop := startLoggingServer(t, "sqlite", map[string]string{"LOG_LEVEL": "info"}, &stderr)
+	const requests = 5
+	for range requests {
+		res, err := http.Get(base + "/api/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if got := strings.Count(stderr.String(), `"msg":"request","method":"GET","path":"/api/health"`); got != requests {
+		t.Errorf("%d request lines on stderr after the stop, want %d:\n%s", got, requests, stderr.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer the server's goroutines may write to.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func TestServeAnswersHealthAndStops(t *testing.T) {
