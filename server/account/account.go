@@ -38,7 +38,7 @@ type Options struct {
 	// within FailureWindow before each further attempt is delayed (default 5).
 	AccountFailures int
 	// IPFailures is the same for one client address (default 20), as
-	// keyed by the caller (the web server uses config.Config.ClientKey: an
+	// keyed by the caller (the web server uses clientaddr.Key: an
 	// IPv4 address or an IPv6 /64).
 	IPFailures int
 	// FailureWindow is how long a failure is remembered (default 15m).

@@ -35,15 +35,15 @@ type Config struct {
 	AllowedHosts []string
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For is
 	// believed (TRUSTED_PROXIES, comma-separated CIDR ranges, default none):
-	// see ClientAddr.
+	// see clientaddr.Addr.
 	TrustedProxies []netip.Prefix
 	// RegisterRateLimit is how many client registrations one client (see
-	// ClientKey) may make per hour (REGISTER_RATE_LIMIT, default 1200, 20 a
+	// clientaddr.Key) may make per hour (REGISTER_RATE_LIMIT, default 1200, 20 a
 	// minute: hosted agents register on every fresh connection for all
 	// their users from a few shared addresses; 0 turns the limit off).
 	RegisterRateLimit int
 	// SignUpRateLimit is how many sign-up attempts one client (see
-	// ClientKey) may make per hour, half of them at once (SIGNUP_RATE_LIMIT,
+	// clientaddr.Key) may make per hour, half of them at once (SIGNUP_RATE_LIMIT,
 	// default 60: a class of 30 behind one school address can all sign up
 	// at once; 0 turns the limit off).
 	SignUpRateLimit int
@@ -200,4 +200,33 @@ func or(v, def string) string {
 		return def
 	}
 	return v
+}
+
+// parsePrefixes parses TRUSTED_PROXIES: comma-separated CIDR ranges; a
+// bare address stands for itself alone.
+func parsePrefixes(v string) ([]netip.Prefix, bool) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(v, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			a, aerr := netip.ParseAddr(f)
+			if aerr != nil || a.Zone() != "" {
+				return nil, false
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		if p.Addr().Is4In6() {
+			// ::ffff:10.0.0.0/104 and the like: compare as IPv4, as
+			// addresses are unmapped before they are compared.
+			if p.Bits() < 96 {
+				return nil, false
+			}
+			p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, true
 }

@@ -86,3 +86,45 @@ func TestFromEnv(t *testing.T) {
 		})
 	}
 }
+
+func TestTrustedProxies(t *testing.T) {
+	tests := []struct {
+		v    string
+		want []string // nil: an error
+	}{
+		{"10.0.0.0/8", []string{"10.0.0.0/8"}},
+		{" 10.1.2.3/8 , fd00::/8,", []string{"10.0.0.0/8", "fd00::/8"}},
+		{"192.0.2.1", []string{"192.0.2.1/32"}},
+		{"2001:db8::1", []string{"2001:db8::1/128"}},
+		{"::ffff:10.0.0.0/104", []string{"10.0.0.0/8"}},
+		{"10.0.0.0/33", nil},
+		{"proxy.example", nil},
+		{"10.0.0.0/8,nope", nil},
+	}
+	for _, tt := range tests {
+		c, err := FromEnv(env(map[string]string{"TRUSTED_PROXIES": tt.v}))
+		if tt.want == nil {
+			if err == nil {
+				t.Errorf("TRUSTED_PROXIES=%q: no error", tt.v)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("TRUSTED_PROXIES=%q: %v", tt.v, err)
+			continue
+		}
+		var got []string
+		for _, p := range c.TrustedProxies {
+			got = append(got, p.String())
+		}
+		if len(got) != len(tt.want) {
+			t.Errorf("TRUSTED_PROXIES=%q: %v, want %v", tt.v, got, tt.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tt.want[i] {
+				t.Errorf("TRUSTED_PROXIES=%q: %v, want %v", tt.v, got, tt.want)
+			}
+		}
+	}
+}

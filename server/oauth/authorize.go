@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/studyloop/studyloop/server/clientaddr"
 	"github.com/studyloop/studyloop/server/randtoken"
 	"github.com/studyloop/studyloop/server/ratelimit"
 	"github.com/studyloop/studyloop/server/session"
@@ -225,7 +226,7 @@ func (s *Server) HandleDecision() http.Handler {
 // sender), else a registered one.
 func (s *Server) client(r *http.Request, clientID string) (*studyloop.OAuthClient, error) {
 	if isClientIDURL(clientID) {
-		return s.metadataClient(r.Context(), s.cfg.ClientKey(r), clientID)
+		return s.metadataClient(r.Context(), clientaddr.Key(r), clientID)
 	}
 	return s.store.OAuthClient(r.Context(), clientID)
 }

@@ -33,7 +33,7 @@ const (
 	maxCachedDocuments = 1000
 )
 
-// Document fetches one requester (config.Config.ClientKey) may cause, those
+// Document fetches one requester (clientaddr.Key) may cause, those
 // the cache answers not counted: documentFetchBurst at once, then
 // documentFetchesPerHour. Enough for a person trying several apps, or a
 // hosted client's users (its document is cached), and too few to use the

@@ -82,7 +82,7 @@ type Server struct {
 
 // New returns the authorization server. cfg supplies the issuer (BaseURL),
 // the token lifetimes and the registration rate (RegisterRateLimit per hour
-// per client, keyed by cfg.ClientKey; 0 turns the limit off). The limit is
+// per client, keyed by clientaddr.Key; 0 turns the limit off). The limit is
 // kept in memory, per process.
 func New(store Store, sessions *session.Manager, cfg config.Config, opts *Options) *Server {
 	var o Options

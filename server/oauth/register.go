@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/studyloop/studyloop/server/clientaddr"
 	"github.com/studyloop/studyloop/server/ratelimit"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
@@ -44,7 +45,7 @@ func (s *Server) HandleRegister() http.Handler {
 	const badMetadata = "invalid_client_metadata"
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		now := s.now()
-		if ok, wait := s.registers.Allow(s.cfg.ClientKey(r), now); !ok {
+		if ok, wait := s.registers.Allow(clientaddr.Key(r), now); !ok {
 			w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfterSeconds(wait)))
 			writeError(w, http.StatusTooManyRequests, "too_many_requests",
 				fmt.Sprintf("Too many client registrations from this address; try again in %d seconds.", ratelimit.RetryAfterSeconds(wait)))

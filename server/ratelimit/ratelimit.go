@@ -1,6 +1,6 @@
 // Package ratelimit keeps per-client token buckets in memory, over
 // golang.org/x/time/rate: the registration and sign-up limits count each
-// client (config.Config.ClientKey: an IPv4 address or an IPv6 /64) on its
+// client (clientaddr.Key: an IPv4 address or an IPv6 /64) on its
 // own, per process.
 package ratelimit
 

@@ -11,6 +11,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/studyloop/studyloop/server/account"
+	"github.com/studyloop/studyloop/server/clientaddr"
 	"github.com/studyloop/studyloop/server/config"
 	"github.com/studyloop/studyloop/server/ratelimit"
 	"github.com/studyloop/studyloop/server/session"
@@ -43,7 +44,7 @@ func handleSignUpPage(sessions *session.Manager) http.Handler {
 }
 
 // handleSignUp answers POST /signup: it creates the account and signs the
-// student in. Each client (cfg.ClientKey: an IPv4 address or an IPv6 /64)
+// student in. Each client (clientaddr.Key: an IPv4 address or an IPv6 /64)
 // may try cfg.SignUpRateLimit times an hour, half of them at once; beyond
 // that the answer is 429 with Retry-After.
 func handleSignUp(logger *slog.Logger, cfg config.Config, accounts *account.Service, sessions *session.Manager) http.Handler {
@@ -53,7 +54,7 @@ func handleSignUp(logger *slog.Logger, cfg config.Config, accounts *account.Serv
 			renderAccountPage(w, r, http.StatusForbidden, templates.SignUp(authForm(w, r, sessions, "Create your account", expiredForm)))
 			return
 		}
-		if ok, wait := attempts.Allow(cfg.ClientKey(r), time.Now()); !ok {
+		if ok, wait := attempts.Allow(clientaddr.Key(r), time.Now()); !ok {
 			w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfterSeconds(wait)))
 			msg := "Too many sign-ups came from your network recently. Try again in " + studyloop.Wait(wait) + "."
 			renderAccountPage(w, r, http.StatusTooManyRequests, templates.SignUp(authForm(w, r, sessions, "Create your account", msg)))
@@ -102,15 +103,15 @@ func handleSignInPage(sessions *session.Manager, canReset bool) http.Handler {
 }
 
 // handleSignIn answers POST /signin. Repeated failures for one account or
-// one client (cfg.ClientKey: an IPv4 address or an IPv6 /64) are answered
+// one client (clientaddr.Key: an IPv4 address or an IPv6 /64) are answered
 // 429 for a growing while.
-func handleSignIn(logger *slog.Logger, cfg config.Config, accounts *account.Service, sessions *session.Manager, canReset bool) http.Handler {
+func handleSignIn(logger *slog.Logger, accounts *account.Service, sessions *session.Manager, canReset bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !sessions.ValidAnonymousCSRF(r) {
 			renderAccountPage(w, r, http.StatusForbidden, templates.SignIn(signInForm(w, r, sessions, canReset, expiredForm)))
 			return
 		}
-		u, err := accounts.SignIn(r.Context(), r.PostForm.Get("email"), r.PostForm.Get("password"), cfg.ClientKey(r))
+		u, err := accounts.SignIn(r.Context(), r.PostForm.Get("email"), r.PostForm.Get("password"), clientaddr.Key(r))
 		var throttled *account.ThrottledError
 		switch {
 		case errors.As(err, &throttled):

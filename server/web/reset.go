@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/studyloop/studyloop/server/account"
+	"github.com/studyloop/studyloop/server/clientaddr"
 	"github.com/studyloop/studyloop/server/config"
 	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/store"
@@ -58,7 +59,7 @@ func handleForgot(logger *slog.Logger, cfg config.Config, accounts *account.Serv
 			refuse(http.StatusForbidden, expiredForm)
 			return
 		}
-		tok, err := accounts.StartReset(r.Context(), email, cfg.ClientKey(r))
+		tok, err := accounts.StartReset(r.Context(), email, clientaddr.Key(r))
 		var throttled *account.ThrottledError
 		switch {
 		case errors.As(err, &throttled):

@@ -33,7 +33,7 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	mux.Handle("GET /signup", session.Sensitive(sessions.Load(handleSignUpPage(sessions))))
 	mux.Handle("POST /signup", formBody(smallFormBody, session.Sensitive(sessions.Load(handleSignUp(d.Logger, d.Config, accounts, sessions)))))
 	mux.Handle("GET /signin", session.Sensitive(sessions.Load(handleSignInPage(sessions, d.Config.SMTPURL != ""))))
-	mux.Handle("POST /signin", formBody(smallFormBody, session.Sensitive(sessions.Load(handleSignIn(d.Logger, d.Config, accounts, sessions, d.Config.SMTPURL != "")))))
+	mux.Handle("POST /signin", formBody(smallFormBody, session.Sensitive(sessions.Load(handleSignIn(d.Logger, accounts, sessions, d.Config.SMTPURL != "")))))
 	mux.Handle("GET /signout", session.Sensitive(sessions.Load(handleSignOutPage(d.Logger, d.DB, sessions))))
 	mux.Handle("POST /signout", formBody(smallFormBody, session.Sensitive(sessions.Load(handleSignOut(d.Logger, sessions)))))
 	if d.Config.SMTPURL != "" {
@@ -71,7 +71,7 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	mux.Handle("OPTIONS /.well-known/oauth-protected-resource/mcp", oauth.Preflight())
 	// The web app: a student's studies, mastery and practice. Signed-in
 	// pages only; their forms carry the session's CSRF token.
-	app := webapp.New(d.DB, studyService, sessions, d.Logger, &webapp.Options{Notify: d.NotifyWorkers, Extractor: d.Extractor, Accounts: accounts, ClientKey: d.Config.ClientKey})
+	app := webapp.New(d.DB, studyService, sessions, d.Logger, &webapp.Options{Notify: d.NotifyWorkers, Extractor: d.Extractor, Accounts: accounts})
 	mux.Handle("GET /app", session.Sensitive(sessions.RequireUser(app.Home())))
 	mux.Handle("POST /app/studies", formBody(studyFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.CreateStudy())))))
 	// Uploads: a declared length over the cap is refused before the session

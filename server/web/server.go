@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/studyloop/studyloop/server/clientaddr"
 	"github.com/studyloop/studyloop/server/config"
 	"github.com/studyloop/studyloop/server/extract"
 	"github.com/studyloop/studyloop/server/store"
@@ -48,7 +49,7 @@ func NewServer(d Deps) (http.Handler, error) {
 	if err := addRoutes(mux, d); err != nil {
 		return nil, err
 	}
-	var h http.Handler = mux
+	var h http.Handler = clientaddr.Resolve(d.Config.TrustedProxies, mux)
 	h = recoverPanics(d.Logger, h)
 	h = securityHeaders(d.Config, h)
 	h = logRequests(d.Logger, d.RequestLog, h)

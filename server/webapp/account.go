@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/studyloop/studyloop/server/account"
+	"github.com/studyloop/studyloop/server/clientaddr"
 	"github.com/studyloop/studyloop/server/studyloop"
 	"github.com/studyloop/studyloop/templates"
 )
@@ -72,7 +73,7 @@ func (a *App) ChangePassword() http.Handler {
 			a.fail(w, r, err)
 			return
 		}
-		err = a.accounts.ChangePassword(ctx, user, r.PostFormValue("current"), r.PostFormValue("new"), a.clientKey(r))
+		err = a.accounts.ChangePassword(ctx, user, r.PostFormValue("current"), r.PostFormValue("new"), clientaddr.Key(r))
 		if status, field, ok := a.accountRefusal(w, err, "new"); ok {
 			a.renderAccount(w, r, status, accountForm{passwordErrors: map[string]string{field: studyloop.ErrorMessage(err)}})
 			return
@@ -101,7 +102,7 @@ func (a *App) DeleteAccount() http.Handler {
 			a.fail(w, r, err)
 			return
 		}
-		err = a.accounts.DeleteAccount(ctx, user, r.PostFormValue("password"), a.clientKey(r))
+		err = a.accounts.DeleteAccount(ctx, user, r.PostFormValue("password"), clientaddr.Key(r))
 		if status, _, ok := a.accountRefusal(w, err, "password"); ok {
 			a.renderAccount(w, r, status, accountForm{deleteError: studyloop.ErrorMessage(err)})
 			return

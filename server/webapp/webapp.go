@@ -45,9 +45,6 @@ type Options struct {
 	// Accounts changes passwords and deletes accounts. Nil:
 	// account.NewService(db, nil).
 	Accounts *account.Service
-	// ClientKey names the client of a request for the password throttle
-	// (config.Config.ClientKey). Nil: the connection's remote address.
-	ClientKey func(*http.Request) string
 }
 
 // Study records answers and reports mastery; *study.Service implements
@@ -70,15 +67,13 @@ type App struct {
 	now       func() time.Time
 	extractor *extract.Extractor
 	accounts  *account.Service
-	clientKey func(*http.Request) string
 	uploads   *uploadSlots
 }
 
 // New returns the web app over db and the study service, with sessions
 // for CSRF tokens, flash messages and practice runs.
 func New(db *store.DB, study Study, sessions *session.Manager, logger *slog.Logger, opts *Options) *App {
-	a := &App{db: db, study: study, sessions: sessions, logger: logger, notify: func() {}, now: time.Now,
-		clientKey: func(r *http.Request) string { return r.RemoteAddr }, uploads: &uploadSlots{active: map[int64]int{}}}
+	a := &App{db: db, study: study, sessions: sessions, logger: logger, notify: func() {}, now: time.Now, uploads: &uploadSlots{active: map[int64]int{}}}
 	if opts != nil {
 		if opts.Notify != nil {
 			a.notify = opts.Notify
@@ -88,9 +83,6 @@ func New(db *store.DB, study Study, sessions *session.Manager, logger *slog.Logg
 		}
 		a.extractor = opts.Extractor
 		a.accounts = opts.Accounts
-		if opts.ClientKey != nil {
-			a.clientKey = opts.ClientKey
-		}
 	}
 	if a.extractor == nil {
 		a.extractor = extract.New(nil)

@@ -1,6 +1,7 @@
-package config
+package clientaddr
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"testing"
@@ -24,13 +25,15 @@ func TestAddrKey(t *testing.T) {
 	}
 }
 
-func TestClientAddr(t *testing.T) {
+// TestKeyBehindResolve: the key of each request as handlers behind
+// Resolve see it.
+func TestKeyBehindResolve(t *testing.T) {
 	tests := []struct {
 		name    string
-		trusted string // TRUSTED_PROXIES
+		trusted string // one trusted range
 		peer    string // RemoteAddr
 		xff     []string
-		want    string // ClientKey
+		want    string // Key
 	}{
 		{"no proxy", "", "198.51.100.1:5000", nil, "198.51.100.1"},
 		{"IPv6 peer keyed by /64", "", "[2001:db8:a:b:c::1]:5000", nil, "2001:db8:a:b::/64"},
@@ -51,65 +54,38 @@ func TestClientAddr(t *testing.T) {
 		{"IPv6 client behind a proxy", "10.0.0.0/8", "10.0.0.2:5000", []string{"[2001:db8:a:b::99]:4711"}, "2001:db8:a:b::/64"},
 		{"IPv4-mapped peer", "10.0.0.0/8", "[::ffff:10.0.0.2]:5000", []string{"192.0.2.9"}, "192.0.2.9"},
 		{"IPv6 trusted range", "fd00::/8", "[fd00::2]:5000", []string{"192.0.2.9"}, "192.0.2.9"},
-		{"single trusted address", "10.0.0.2", "10.0.0.3:5000", []string{"192.0.2.9"}, "10.0.0.3"},
+		{"single trusted address", "10.0.0.2/32", "10.0.0.3:5000", []string{"192.0.2.9"}, "10.0.0.3"},
 		{"remote address without port", "", "198.51.100.1", nil, "198.51.100.1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := FromEnv(env(map[string]string{"TRUSTED_PROXIES": tt.trusted}))
-			if err != nil {
-				t.Fatal(err)
+			var trusted []netip.Prefix
+			if tt.trusted != "" {
+				trusted = []netip.Prefix{netip.MustParsePrefix(tt.trusted)}
 			}
 			r := httptest.NewRequest("GET", "/", nil)
 			r.RemoteAddr = tt.peer
 			for _, v := range tt.xff {
 				r.Header.Add("X-Forwarded-For", v)
 			}
-			if got := c.ClientKey(r); got != tt.want {
-				t.Fatalf("ClientKey = %q, want %q", got, tt.want)
+			var got string
+			Resolve(trusted, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				got = Key(r)
+			})).ServeHTTP(httptest.NewRecorder(), r)
+			if got != tt.want {
+				t.Fatalf("Key = %q, want %q", got, tt.want)
 			}
 		})
 	}
 }
 
-func TestTrustedProxies(t *testing.T) {
-	tests := []struct {
-		v    string
-		want []string // nil: an error
-	}{
-		{"10.0.0.0/8", []string{"10.0.0.0/8"}},
-		{" 10.1.2.3/8 , fd00::/8,", []string{"10.0.0.0/8", "fd00::/8"}},
-		{"192.0.2.1", []string{"192.0.2.1/32"}},
-		{"2001:db8::1", []string{"2001:db8::1/128"}},
-		{"::ffff:10.0.0.0/104", []string{"10.0.0.0/8"}},
-		{"10.0.0.0/33", nil},
-		{"proxy.example", nil},
-		{"10.0.0.0/8,nope", nil},
-	}
-	for _, tt := range tests {
-		c, err := FromEnv(env(map[string]string{"TRUSTED_PROXIES": tt.v}))
-		if tt.want == nil {
-			if err == nil {
-				t.Errorf("TRUSTED_PROXIES=%q: no error", tt.v)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("TRUSTED_PROXIES=%q: %v", tt.v, err)
-			continue
-		}
-		var got []string
-		for _, p := range c.TrustedProxies {
-			got = append(got, p.String())
-		}
-		if len(got) != len(tt.want) {
-			t.Errorf("TRUSTED_PROXIES=%q: %v, want %v", tt.v, got, tt.want)
-			continue
-		}
-		for i := range got {
-			if got[i] != tt.want[i] {
-				t.Errorf("TRUSTED_PROXIES=%q: %v, want %v", tt.v, got, tt.want)
-			}
-		}
+// TestKeyWithoutResolve: a request that did not pass Resolve is keyed by
+// its peer, whatever X-Forwarded-For says.
+func TestKeyWithoutResolve(t *testing.T) {
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr = "10.0.0.2:5000"
+	r.Header.Set("X-Forwarded-For", "192.0.2.9")
+	if got := Key(r); got != "10.0.0.2" {
+		t.Fatalf("Key = %q, want the peer 10.0.0.2", got)
 	}
 }
