@@ -17,7 +17,12 @@ import (
 //   - relations: "As the price rises, the quantity demanded falls." asks
 //     "As the price rises, what happens to the quantity demanded?";
 //   - causes: "Leaves look green because chlorophyll reflects green
-//     light." asks "Why do leaves look green?".
+//     light." asks "Why do leaves look green?";
+//   - names: "The unwound region of DNA is called a **transcription
+//     bubble**." asks "What is the unwound region of DNA called?";
+//   - laws: "Boyle's law states that …" asks "What does Boyle's law
+//     state?", and "The pressure of a gas is inversely proportional to its
+//     volume." asks how the two are related.
 
 // numberWords are the counts a list question names.
 var numberWords = map[string]int{"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
@@ -212,7 +217,7 @@ func lowerFirstUnlessName(s, tag string) string {
 	return lowerFirst(s)
 }
 
-// statedQuestions returns the naming, list, relation, cause, date and person questions of u's
+// statedQuestions returns the naming, law, list, relation, cause, date and person questions of u's
 // sentences, up to n.
 func statedQuestions(u *unit, n int) []studyloop.Question {
 	var out []studyloop.Question
@@ -220,7 +225,7 @@ func statedQuestions(u *unit, n int) []studyloop.Question {
 		if len(out) >= n {
 			break
 		}
-		for _, ask := range []func(*sentence) (studyloop.Question, bool){namedQuestion, listQuestion, relationQuestion, whyQuestion, yearQuestion, whoQuestion} {
+		for _, ask := range []func(*sentence) (studyloop.Question, bool){namedQuestion, lawQuestion, proportionQuestion, listQuestion, relationQuestion, whyQuestion, yearQuestion, whoQuestion} {
 			if q, ok := ask(s); ok {
 				out = append(out, q)
 				break
@@ -320,4 +325,47 @@ func boldAt(s *sentence, i int) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// proportionSentence matches "<X> is directly|inversely proportional to
+// <Y>[ when|if|at … ]." The groups: X, the verb, the way, Y, the condition.
+var proportionSentence = regexp.MustCompile(`^((?:[Tt]he |[Aa]n? )?[\p{L}\p{N}' -]{3,60}?) (is|are) (directly|inversely) proportional to ([\p{L}\p{N}' -]{3,60}?)((?:,? (?:when|if|at|as long as|provided that) [\p{L}\p{N}' -]{3,60})?)\.$`)
+
+// proportionQuestion asks how two quantities a law relates are related,
+// as the sentence states it: "How is the volume of a gas related to its
+// pressure at constant temperature?" "inversely proportional".
+func proportionQuestion(s *sentence) (studyloop.Question, bool) {
+	m := proportionSentence.FindStringSubmatch(s.text)
+	if m == nil || sentenceProblem(s.text) {
+		return studyloop.Question{}, false
+	}
+	x := lowerFirstUnlessName(m[1], s.toks[0].Tag)
+	if pointers[strings.ToLower(firstWord(x))] {
+		return studyloop.Question{}, false
+	}
+	prompt := "How " + m[2] + " " + x + " related to " + m[4] + strings.TrimPrefix(m[5], ",") + "?"
+	q, ok := statedQuestion(prompt, m[3]+" proportional", s)
+	q.Alternatives = []string{m[3]}
+	return q, ok
+}
+
+// lawSentence matches "<Name>'s law states that <statement>." and "The
+// law of <thing> says that …". The groups: the law, the statement.
+var lawSentence = regexp.MustCompile(`^((?:\p{Lu}[\p{L}-]+(?:'s|’s) |[Tt]he )(?:[\p{L}-]+ ){0,3}(?:law|principle|rule|theorem|postulate)(?: of [\p{L} -]{3,40}?)?) (?:states|says|holds) that (.{15,300}?)\.$`)
+
+// lawQuestion asks what a named law states: "What does Boyle's law
+// state?"
+func lawQuestion(s *sentence) (studyloop.Question, bool) {
+	m := lawSentence.FindStringSubmatch(s.text)
+	if m == nil || sentenceProblem(s.text) {
+		return studyloop.Question{}, false
+	}
+	law := m[1]
+	if strings.HasPrefix(law, "The ") {
+		law = "the " + law[len("The "):]
+	}
+	if pointers[strings.ToLower(strings.Fields(law)[min(1, len(strings.Fields(law))-1)])] {
+		return studyloop.Question{}, false // "the same law", "the other rule"
+	}
+	return statedQuestion("What does "+law+" state?", m[2], s)
 }

@@ -52,6 +52,18 @@ func TestStatedQuestions(t *testing.T) {
 		{"the name must be bold",
 			"# Learning\n\nWhen an organism learns to respond differently to various stimuli that are similar, it is called stimulus discrimination." + filler,
 			"", ""},
+		{"proportion",
+			"# Gases\n\nThe volume of a fixed amount of gas is inversely proportional to its pressure at constant temperature." + filler,
+			"How is the volume of a fixed amount of gas related to its pressure at constant temperature?", "inversely proportional"},
+		{"no proportion of a pronoun",
+			"# Gases\n\nThis volume is inversely proportional to the pressure at constant temperature." + filler,
+			"", ""},
+		{"law",
+			"# Gases\n\nCharles's law states that the volume of a gas at constant pressure grows in step with its absolute temperature." + filler,
+			"What does Charles's law state?", "the volume of a gas at constant pressure grows in step with its absolute temperature"},
+		{"law of something",
+			"# Energy\n\nThe law of conservation of energy states that energy can change form but is never created or destroyed." + filler,
+			"What does the law of conservation of energy state?", "energy can change form but is never created or destroyed"},
 		{"year of a passive verb",
 			"# Railways\n\nIn 1825 the first railway, between Stockton and Darlington, was opened, and trains soon ran everywhere." + filler,
 			"In what year was the first railway, between Stockton and Darlington, opened?", "1825"},
@@ -111,7 +123,7 @@ func isStated(prompt string) bool {
 			return true
 		}
 	}
-	return strings.HasSuffix(prompt, " called?")
+	return strings.HasSuffix(prompt, " called?") || strings.HasPrefix(prompt, "How ") || strings.HasPrefix(prompt, "What does ")
 }
 
 // TestShuffleInSpreadsTheAnswer: over many prompts the right choice lands
