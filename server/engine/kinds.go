@@ -225,7 +225,7 @@ func statedQuestions(u *unit, n int) []studyloop.Question {
 		if len(out) >= n {
 			break
 		}
-		for _, ask := range []func(*sentence) (studyloop.Question, bool){namedQuestion, lawQuestion, proportionQuestion, listQuestion, relationQuestion, whyQuestion, yearQuestion, whoQuestion} {
+		for _, ask := range []func(*sentence) (studyloop.Question, bool){namedQuestion, appositiveQuestion, lawQuestion, proportionQuestion, listQuestion, relationQuestion, whyQuestion, yearQuestion, whoQuestion} {
 			if q, ok := ask(s); ok {
 				out = append(out, q)
 				break
@@ -368,4 +368,50 @@ func lawQuestion(s *sentence) (studyloop.Question, bool) {
 		return studyloop.Question{}, false // "the same law", "the other rule"
 	}
 	return statedQuestion("What does "+law+" state?", m[2], s)
+}
+
+// appositiveQuestion asks for what an appositive says a bold term is:
+// "multiply **stroke volume (SV)**, the amount of blood pumped by each
+// ventricle, by …" asks "What is meant by stroke volume?".
+func appositiveQuestion(s *sentence) (studyloop.Question, bool) {
+	if !s.tagged || strings.ContainsAny(s.text, "?\n") || sentenceProblem(s.text) {
+		return studyloop.Question{}, false
+	}
+	for i := range s.toks {
+		term, ok := boldAt(s, i)
+		if !ok {
+			continue
+		}
+		j := i
+		for j < len(s.toks) && s.start+s.toks[j].Start < s.start+s.toks[i].Start+len(term) {
+			j++
+		}
+		if j+2 < len(s.toks) && s.toks[j].Text == "(" && s.toks[j+2].Text == ")" {
+			j += 3 // the abbreviation
+		}
+		if j+1 >= len(s.toks) || s.toks[j].Text != "," {
+			continue
+		}
+		switch s.lower[j+1] {
+		case "the", "a", "an":
+		default:
+			continue
+		}
+		end := -1
+		for k := j + 2; k < len(s.toks) && k <= j+18; k++ {
+			if t := s.toks[k]; t.Text == "," {
+				end = k
+				break
+			} else if t.Tag == "VBZ" || t.Tag == "VBP" || t.Tag == "VBD" || t.Tag == "MD" || t.Text == "(" || t.Text == ";" {
+				break
+			}
+		}
+		if end < 0 || end-j < 4 {
+			continue
+		}
+		term = strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(term, ""))
+		answer := s.text[s.toks[j+1].Start:s.toks[end-1].End()]
+		return statedQuestion("What is meant by "+lowerFirstUnlessName(term, s.toks[i].Tag)+"?", answer, s)
+	}
+	return studyloop.Question{}, false
 }

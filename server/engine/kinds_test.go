@@ -52,6 +52,12 @@ func TestStatedQuestions(t *testing.T) {
 		{"the name must be bold",
 			"# Learning\n\nWhen an organism learns to respond differently to various stimuli that are similar, it is called stimulus discrimination." + filler,
 			"", ""},
+		{"appositive after a bold term",
+			"# Output\n\nTo find the output, multiply **stroke volume (SV)**, the amount of blood pumped by each ventricle, by the number of beats per minute." + filler,
+			"What is meant by stroke volume?", "the amount of blood pumped by each ventricle"},
+		{"no appositive after a plain term",
+			"# Output\n\nTo find the output, multiply stroke volume, the amount of blood pumped by each ventricle, by the number of beats per minute." + filler,
+			"", ""},
 		{"proportion",
 			"# Gases\n\nThe volume of a fixed amount of gas is inversely proportional to its pressure at constant temperature." + filler,
 			"How is the volume of a fixed amount of gas related to its pressure at constant temperature?", "inversely proportional"},
@@ -123,7 +129,7 @@ func isStated(prompt string) bool {
 			return true
 		}
 	}
-	return strings.HasSuffix(prompt, " called?") || strings.HasPrefix(prompt, "How ") || strings.HasPrefix(prompt, "What does ")
+	return strings.HasSuffix(prompt, " called?") || strings.HasPrefix(prompt, "How ") || strings.HasPrefix(prompt, "What does ") || strings.HasPrefix(prompt, "What is meant by ")
 }
 
 // TestShuffleInSpreadsTheAnswer: over many prompts the right choice lands
