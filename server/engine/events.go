@@ -213,7 +213,7 @@ func knownPerson(name string, titled bool) bool {
 // is one plain statement: tagged, ending in a full stop, no question, and
 // nothing that leans on an earlier sentence.
 func plainStatement(s *sentence) ([]token.Token, bool) {
-	if !s.tagged || !endsSentence(s.text) || strings.ContainsAny(s.text, "?\n") || sentenceProblem(s.text) {
+	if !s.tagged || !endsSentence(s.text) || strings.ContainsAny(s.text, "?\n") || s.hasProblem() {
 		return nil, false
 	}
 	toks := s.toks

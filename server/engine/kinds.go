@@ -336,7 +336,7 @@ var proportionSentence = regexp.MustCompile(`^((?:[Tt]he |[Aa]n? )?[\p{L}\p{N}' 
 // pressure at constant temperature?" "inversely proportional".
 func proportionQuestion(s *sentence) (studyloop.Question, bool) {
 	m := proportionSentence.FindStringSubmatch(s.text)
-	if m == nil || sentenceProblem(s.text) {
+	if m == nil || s.hasProblem() {
 		return studyloop.Question{}, false
 	}
 	x := lowerFirstUnlessName(m[1], s.toks[0].Tag)
@@ -357,7 +357,7 @@ var lawSentence = regexp.MustCompile(`^((?:\p{Lu}[\p{L}-]+(?:'s|’s) |[Tt]he )(
 // state?"
 func lawQuestion(s *sentence) (studyloop.Question, bool) {
 	m := lawSentence.FindStringSubmatch(s.text)
-	if m == nil || sentenceProblem(s.text) {
+	if m == nil || s.hasProblem() {
 		return studyloop.Question{}, false
 	}
 	law := m[1]
@@ -374,7 +374,7 @@ func lawQuestion(s *sentence) (studyloop.Question, bool) {
 // "multiply **stroke volume (SV)**, the amount of blood pumped by each
 // ventricle, by …" asks "What is meant by stroke volume?".
 func appositiveQuestion(s *sentence) (studyloop.Question, bool) {
-	if !s.tagged || strings.ContainsAny(s.text, "?\n") || sentenceProblem(s.text) {
+	if !s.tagged || strings.ContainsAny(s.text, "?\n") || s.hasProblem() {
 		return studyloop.Question{}, false
 	}
 	for i := range s.toks {

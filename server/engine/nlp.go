@@ -26,6 +26,21 @@ type sentence struct {
 	lower  []string // lower-cased token texts
 	stems  []int    // interned stem per token, -1 for punctuation and stop words
 	tagged bool
+	// problem caches sentenceProblem's verdict: 0 not yet asked, 1 no
+	// problem, 2 a problem.
+	problem int8
+}
+
+// hasProblem is sentenceProblem of s's text, worked out once: every kind
+// of question asks it of the sentences it reads.
+func (s *sentence) hasProblem() bool {
+	if s.problem == 0 {
+		s.problem = 1
+		if sentenceProblem(s.text) {
+			s.problem = 2
+		}
+	}
+	return s.problem == 2
 }
 
 // analyzer holds prose's models and the per-study stem table.

@@ -604,7 +604,7 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 	var sents []*sentence
 	anaphoric := a.anaphoric(u)
 	for _, s := range u.sentences() {
-		if !clozeSentence(s, minWords) || sentenceProblem(s.text) || anaphoric[s] {
+		if !clozeSentence(s, minWords) || s.hasProblem() || anaphoric[s] {
 			continue
 		}
 		a.tagged[s.text] = s.toks
