@@ -169,8 +169,8 @@ func whoQuestion(s *sentence) (studyloop.Question, bool) {
 	if n == 0 || n >= len(toks) {
 		return studyloop.Question{}, false
 	}
-	if toks[n].Tag != "VBD" {
-		return studyloop.Question{}, false // "Stephenson's Rocket", "Watt and Boulton", "Justice is…"
+	if toks[n].Tag != "VBD" || beForms[s.lower[n]] || s.lower[n] == "had" {
+		return studyloop.Question{}, false // "Stephenson’s Rocket", "Watt and Boulton", "Justice is…", or a description ("Pavlov was a physiologist")
 	}
 	name := joinTokens(s.text, toks[:n])
 	if !knownPerson(name, personTitles[s.lower[0]]) {
@@ -200,13 +200,16 @@ func knownPerson(name string, titled bool) bool {
 		return true
 	}
 	last := words[len(words)-1]
+	if len(words) == 1 && (!lex.NounOnly(last) || isGeneralWord(lex, strings.ToLower(last))) {
+		return false
+	}
 	switch {
 	case lex.IsPerson(name) && !lex.IsPlace(name):
 		return true
 	case lex.IsPlace(last) || !lex.IsPerson(last):
 		return false
 	}
-	return len(words) >= 2 || lex.NounOnly(last) && !isGeneralWord(lex, strings.ToLower(last))
+	return len(words) >= 2
 }
 
 // plainStatement returns a sentence's tokens without its full stop when it

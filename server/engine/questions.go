@@ -91,14 +91,12 @@ type asker struct {
 	// genericity holds generic's verdicts by phrase key.
 	genericity map[string]bool
 	rivals     map[[2]string]kin // rival's verdicts so far
-	// genera holds genus's answers by definition.
-	genera map[string]string
-	used   map[studyloop.Span]bool
-	stem   stemmer
-	tagged map[string][]token.Token // the tagged tokens of cloze sentences, by text
-	lex    *lexicon.Lexicon
-	recur  map[string]int  // phrase key to its occurrences in the whole study
-	marked map[string]bool // stem keys of bold and defined terms
+	used       map[studyloop.Span]bool
+	stem       stemmer
+	tagged     map[string][]token.Token // the tagged tokens of cloze sentences, by text
+	lex        *lexicon.Lexicon
+	recur      map[string]int  // phrase key to its occurrences in the whole study
+	marked     map[string]bool // stem keys of bold and defined terms
 	// asked counts the questions per answer and offered the wrong choices
 	// per choice, both by answerKey.
 	asked, offered map[string]int
@@ -166,7 +164,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 		text: text, opts: opts, stem: stem, seen: newDedup(stem), pool: map[string][]phrase{}, groups: map[int][]fact{},
 		used: map[studyloop.Span]bool{}, tagged: map[string][]token.Token{}, lex: lexicon.Default(),
 		recur: map[string]int{}, units: map[string]int{}, termKeys: map[string]bool{}, marked: map[string]bool{}, asked: map[string]int{}, offered: map[string]int{},
-		checked: map[checkKey]error{}, genericity: map[string]bool{}, aliases: findAliases(strings.ReplaceAll(text, "**", "")), rivals: map[[2]string]kin{}, genera: map[string]string{},
+		checked: map[checkKey]error{}, genericity: map[string]bool{}, aliases: findAliases(strings.ReplaceAll(text, "**", "")), rivals: map[[2]string]kin{},
 	}
 	words := 0
 	a.unitCount = len(units)
@@ -419,7 +417,7 @@ func minRecurrence(words int) int {
 func (a *asker) shortAnswers(u *unit, n int) []studyloop.Question {
 	var out []studyloop.Question
 	for _, f := range u.facts {
-		if f.kind == factDefinition && len(out) < n {
+		if f.kind == factDefinition && len(out) < n && recallable(f) {
 			out = append(out, studyloop.Question{
 				Type: studyloop.QuestionShortAnswer, Prompt: askDefinition(f.term, f.def),
 				Answer: trimEnd(f.def), Source: f.span,
@@ -436,6 +434,16 @@ func (a *asker) shortAnswers(u *unit, n int) []studyloop.Question {
 	}
 	return out
 }
+
+// recallable reports whether a glossary definition makes a fair answer to
+// "What does X mean?": not an acronym's, whose expansion would answer as
+// well ("What does “SQL” mean?"), and short enough to recall.
+func recallable(f fact) bool {
+	return !isAcronym(f.term) && len(strings.Fields(f.def)) <= maxRecalledWords
+}
+
+// maxRecalledWords bounds a definition a student is asked to give.
+const maxRecalledWords = 30
 
 // askDefinition asks for the definition def of a glossary's term: "What
 // does it mean to vectorize?" for "To write code ...", and otherwise
@@ -1019,9 +1027,6 @@ func (a *asker) factDistractors(f fact) []fact {
 		if kin && c.group == f.group {
 			n += 2 // one list names things of one kind
 		}
-		if g := a.genus(f.def); g != "" && g == a.genus(c.def) {
-			n += 2 // both are "a function that…"
-		}
 		if n >= 2 && c.term != f.term {
 			rivals = append(rivals, rival{c, n})
 		}
@@ -1048,49 +1053,12 @@ func headingCase(phrase string) bool {
 
 // sameKind reports whether glossary term c is of f's kind, so it can
 // stand beside f as a wrong choice: the two are items of one list (not a
-// glossary's letter), share a head noun or are WordNet siblings, or their
-// definitions name the same genus ("A value
-// separating…", "The value that appears most often").
+// glossary's letter), or share a head noun or are WordNet siblings. Two
+// definitions that open alike are not enough: "A reusable software
+// package" (a library) is the kind "An open source Python package" (numpy)
+// is, not its rival.
 func (a *asker) sameKind(f, c fact) bool {
-	if c.group == f.group && !a.alphabetical(f.group) || a.rival(f.term, c.term) != notKin {
-		return true
-	}
-	g := a.genus(f.def)
-	return g != "" && g == a.genus(c.def)
-}
-
-// genus is the stem of the noun a definition opens with ("A popular
-// programming language that…" → language), "to" for one that opens with
-// a verb ("To combine many values…"), and "" when it opens otherwise.
-func (a *asker) genus(def string) string {
-	g, ok := a.genera[def]
-	if !ok {
-		g = definitionGenus(tagSentence(def), a.stem)
-		a.genera[def] = g
-	}
-	return g
-}
-
-func definitionGenus(toks []token.Token, stem stemmer) string {
-	head := ""
-	for i, t := range toks {
-		switch {
-		case i == 0 && strings.EqualFold(t.Text, "to"):
-			return "to"
-		case strings.HasPrefix(t.Tag, "NN"):
-			head = strings.ToLower(t.Text)
-			continue
-		case head != "":
-			return stem(head)
-		case t.Tag == "DT" || t.Tag == "CD" || t.Tag == "RB" || t.Tag == "HYPH" || t.Text == "-" || strings.HasPrefix(t.Tag, "JJ") || t.Tag == "VBN" || t.Tag == "VBG":
-			continue
-		}
-		return ""
-	}
-	if head == "" {
-		return ""
-	}
-	return stem(head)
+	return c.group == f.group && !a.alphabetical(f.group) || a.rival(f.term, c.term) != notKin
 }
 
 // alphabetical reports whether the terms of a group all start with one
