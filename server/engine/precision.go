@@ -110,7 +110,7 @@ func needsContext(prompt string) bool {
 			return true
 		}
 	}
-	if earlyThen(words) {
+	if earlyThen(words) || alsoOrThus(words) {
 		return true
 	}
 	return elsewhere.MatchString(p) && backReference.MatchString(p)
@@ -129,6 +129,28 @@ var backPointer = regexp.MustCompile(`(?i)^(in (that|this|such a|either|each) ca
 // commaPronoun matches a pronoun opening the main clause after an
 // introductory phrase: "In addition to X, it also serves as ...".
 var commaPronoun = regexp.MustCompile(`(?i), (it|they|he|she|this|these) `)
+
+// alsoOrThus reports an "also" that adds to something said before ("The
+// amino acid is also linked to…"), unless it names ("also called") or
+// closes "not only … but also", and a "thus" or "hence" that concludes
+// from an earlier sentence.
+func alsoOrThus(words []string) bool {
+	for i, w := range words {
+		w = strings.Trim(w, ",;:")
+		switch {
+		case w == "thus" || w == "hence":
+			return true
+		case w != "also" || i > 0 && strings.Trim(words[i-1], ",") == "but":
+		case i+1 < len(words) && namingWords[strings.Trim(words[i+1], ",")]:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// namingWords may follow "also" to give another name: "also called".
+var namingWords = wordSet(`called known termed referred named`)
 
 // earlyThen reports a "then" among the first six words that does not
 // follow a comma ("The cycle then uses ..."): it continues a sequence begun

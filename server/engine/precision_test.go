@@ -34,6 +34,10 @@ func TestPrecisionChecks(t *testing.T) {
 		// A prompt that makes sense only after the sentence before it.
 		{"needs earlier sentence", cloze("It carries oxygen from the lungs to the _____.", "tissues"), true},
 		{"needs earlier sentence", cloze("However, the _____ stores water in plant cells.", "vacuole"), true},
+		{"needs earlier sentence", cloze("The amino acid bound to the _____ is also linked to the growing chain.", "P-site tRNA"), true},
+		{"needs earlier sentence", cloze("The atmosphere is thus warmer than the _____ above it.", "top layer"), true},
+		{"needs earlier sentence", cloze("The polysome is also called a _____ in many textbooks.", "polyribosome"), false},
+		{"needs earlier sentence", cloze("Rats learn not only that _____ can be conditioned but also that learning has limits.", "taste aversion"), false},
 		{"needs earlier sentence", cloze("These molecules fold into a shape set by the _____.", "amino acid sequence"), true},
 		{"needs earlier sentence", cloze("The latter is made in the _____.", "nucleolus"), true},
 		{"needs earlier sentence", cloze("The Calvin cycle then uses the energy to fix _____.", "carbon dioxide"), true},
