@@ -1,7 +1,10 @@
 // Package store is the service's storage: one bun database that is either an
 // embedded SQLite file (pure Go, the default) or PostgreSQL, with the
 // migrations that shape it. The same code and migrations serve both
-// dialects; methods speak in the domain types of package studyloop.
+// dialects; methods speak in the domain types of package studyloop, and in
+// rows (Card, ReviewLog, TopicProgress, ProgressRows) where the study
+// service decides what they hold: store keeps rows, queries and
+// transactions, and schedules nothing.
 package store
 
 import (
