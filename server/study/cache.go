@@ -15,10 +15,12 @@ import (
 
 // Bounds of the mastery cache of one Service: how many studies it holds, and
 // how many topics and answered cards in all (about 100 bytes each, so some
-// 25 MiB at most). A study larger than the second bound is never cached.
+// 25 MiB at most), renderings counted at one per bytesPerWeight bytes. A
+// study larger than the second bound is never cached.
 const (
 	masteryCacheStudies = 256
 	masteryCacheWeight  = 1 << 18
+	bytesPerWeight      = 100
 )
 
 // masteryGranularity is the instant mastery is computed as of by default:
@@ -228,7 +230,11 @@ type masteryCache struct {
 type cachedMastery struct {
 	studyID string
 	inputs  *masteryInputs
-	weight  int
+	weight  int // of the inputs and of rendered
+	// rendered is the weight of the renderings kept with renderedFor,
+	// the inputs' memo they were charged for (see charge).
+	rendered    int
+	renderedFor *masteryMemo
 	// confirmed is when the database last reported inputs.version as
 	// the study's current one, in the cache's clock; zero: not trusted.
 	confirmed time.Time
@@ -351,7 +357,7 @@ func (c *masteryCache) put(studyID string, in *masteryInputs, check versionCheck
 		if old.inputs.version != in.version {
 			old.confirmed = time.Time{}
 		}
-		old.inputs, old.weight = in, w
+		old.inputs, old.weight, old.rendered, old.renderedFor = in, w, 0, nil
 		c.confirm(old, check)
 		c.recency.MoveToFront(e)
 	} else {
@@ -360,6 +366,35 @@ func (c *masteryCache) put(studyID string, in *masteryInputs, check versionCheck
 		c.byStudy[studyID] = c.recency.PushFront(cm)
 		c.weight += w
 	}
+	c.evict()
+}
+
+// charge counts a rendering of size bytes, just kept with the memo m of
+// the inputs in, in the weight of the study's entry when it holds in; the
+// renderings of an earlier memo, dropped with it, no longer count. The
+// least recently used studies beyond the bounds go.
+func (c *masteryCache) charge(studyID string, in *masteryInputs, m *masteryMemo, size int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.byStudy[studyID]
+	if e == nil || e.Value.(*cachedMastery).inputs != in {
+		return
+	}
+	cm := e.Value.(*cachedMastery)
+	if cm.renderedFor != m {
+		cm.weight -= cm.rendered
+		c.weight -= cm.rendered
+		cm.rendered, cm.renderedFor = 0, m
+	}
+	w := (size + bytesPerWeight - 1) / bytesPerWeight
+	cm.rendered += w
+	cm.weight += w
+	c.weight += w
+	c.evict()
+}
+
+// evict drops the least recently used studies beyond the bounds.
+func (c *masteryCache) evict() {
 	for c.recency.Len() > c.maxStudies || c.weight > c.maxWeight {
 		last := c.recency.Back()
 		gone := c.recency.Remove(last).(*cachedMastery)

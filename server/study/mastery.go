@@ -24,21 +24,20 @@ import (
 // call in the same minute for an unchanged study gets the same figures,
 // those of the minute's start. The result is the caller's own copy.
 func (s *Service) StudyMastery(ctx context.Context, userID int64, studyID string, now time.Time) (studyloop.StudyMastery, error) {
-	m, head, err := s.studyMemo(ctx, userID, studyID, now)
+	in, head, err := s.studyInputs(ctx, userID, studyID)
 	if err != nil {
 		return studyloop.StudyMastery{}, err
 	}
-	return m.studyMasteryAs(studyID, head), nil
+	return in.memoAt(s.mastery.instant(now)).studyMasteryAs(studyID, head), nil
 }
 
-// studyMemo returns the memo of the user's mastery of the study at now,
-// and the study's head when it was read: its title and status are the
-// current ones, which may differ from the memo's while the study is not
-// ready (its status moves without its version).
-func (s *Service) studyMemo(ctx context.Context, userID int64, studyID string, now time.Time) (*masteryMemo, *store.ProgressHead, error) {
-	at := s.mastery.instant(now)
+// studyInputs returns the user's mastery inputs of the study, and the
+// study's head when it was read: its title and status are the current
+// ones, which may differ from the inputs' while the study is not ready
+// (its status moves without its version).
+func (s *Service) studyInputs(ctx context.Context, userID int64, studyID string) (*masteryInputs, *store.ProgressHead, error) {
 	if in := s.mastery.fresh(userID, studyID); in != nil {
-		return in.memoAt(at), nil, nil
+		return in, nil, nil
 	}
 	check := s.mastery.startCheck()
 	head, err := s.db.StudyProgressHead(ctx, userID, studyID)
@@ -49,13 +48,13 @@ func (s *Service) studyMemo(ctx context.Context, userID int64, studyID string, n
 	if err != nil {
 		return nil, nil, err
 	}
-	return inputs[head.ID].memoAt(at), &head, nil
+	return inputs[head.ID], &head, nil
 }
 
 // A Rendering is a surface's form of a study's mastery: the encoded
 // result of MCP's get_mastery, say. RenderStudyMastery makes it once per
 // study, version and minute, and keeps it in the mastery cache with the
-// figures it is made from.
+// figures it is made from, its size counted in the cache's bound.
 type Rendering struct {
 	render func(studyloop.StudyMastery) ([]byte, error)
 }
@@ -71,10 +70,11 @@ func NewRendering(render func(studyloop.StudyMastery) ([]byte, error)) *Renderin
 // study, as StudyMastery reports it, made from those figures when first
 // asked for. A study that is not the user's is ENOTFOUND.
 func (s *Service) RenderStudyMastery(ctx context.Context, userID int64, studyID string, now time.Time, r *Rendering) ([]byte, error) {
-	m, head, err := s.studyMemo(ctx, userID, studyID, now)
+	in, head, err := s.studyInputs(ctx, userID, studyID)
 	if err != nil {
 		return nil, err
 	}
+	m := in.memoAt(s.mastery.instant(now))
 	if !m.current(head) {
 		return r.render(m.studyMasteryAs(studyID, head))
 	}
@@ -85,7 +85,10 @@ func (s *Service) RenderStudyMastery(ctx context.Context, userID int64, studyID 
 	if err != nil {
 		return nil, err
 	}
-	kept, _ := m.renderings.LoadOrStore(r, b)
+	kept, loaded := m.renderings.LoadOrStore(r, b)
+	if !loaded {
+		s.mastery.charge(studyID, in, m, len(b))
+	}
 	return kept.([]byte), nil
 }
 

@@ -22,7 +22,10 @@ func checkWeight(t *testing.T, c *masteryCache) {
 	sum := 0
 	for e := c.recency.Front(); e != nil; e = e.Next() {
 		cm := e.Value.(*cachedMastery)
-		sum += cm.inputs.weight()
+		sum += cm.inputs.weight() + cm.rendered
+		if cm.weight != cm.inputs.weight()+cm.rendered {
+			t.Fatalf("study %s weighs %d, its inputs %d and renderings %d", cm.studyID, cm.weight, cm.inputs.weight(), cm.rendered)
+		}
 		if c.byStudy[cm.studyID] != e {
 			t.Fatalf("study %s: index and recency list disagree", cm.studyID)
 		}
@@ -45,6 +48,46 @@ func TestMasteryCacheLRU(t *testing.T) {
 		}
 	}
 	checkWeight(t, c)
+}
+
+func TestMasteryCacheChargesRenderings(t *testing.T) {
+	c := newMasteryCache(100, 50)
+	a, b := inputsWeighing(7, 1, 10), inputsWeighing(7, 1, 10)
+	c.put("a", a, c.startCheck())
+	c.put("b", b, c.startCheck())
+	first, second := &masteryMemo{}, &masteryMemo{}
+	steps := []struct {
+		name       string
+		in         *masteryInputs
+		memo       *masteryMemo
+		bytes      int
+		wantWeight int // of "a"
+	}{
+		{"one byte counts a whole unit", a, first, 1, 11},
+		{"another rendering of the memo adds", a, first, bytesPerWeight, 12},
+		{"a rendering just over a unit", a, first, bytesPerWeight + 1, 14},
+		{"the next memo's replaces the earlier ones", a, second, 3 * bytesPerWeight, 13},
+		{"inputs the entry no longer holds count nothing", inputsWeighing(7, 1, 10), second, 5 * bytesPerWeight, 13},
+	}
+	for _, step := range steps {
+		c.charge("a", step.in, step.memo, step.bytes)
+		checkWeight(t, c)
+		if got := c.byStudy["a"].Value.(*cachedMastery).weight; got != step.wantWeight {
+			t.Errorf("%s: study weighs %d, want %d", step.name, got, step.wantWeight)
+		}
+	}
+	// New inputs of the study drop its renderings' weight.
+	c.put("a", inputsWeighing(7, 2, 10), c.startCheck())
+	checkWeight(t, c)
+	if got := c.byStudy["a"].Value.(*cachedMastery).weight; got != 10 {
+		t.Errorf("new inputs: study weighs %d, want 10", got)
+	}
+	// Renderings past the bound push the least recently used study out.
+	c.charge("a", c.byStudy["a"].Value.(*cachedMastery).inputs, first, 31*bytesPerWeight)
+	checkWeight(t, c)
+	if c.get(7, "b", 1, c.startCheck()) != nil || c.weight > 50 {
+		t.Errorf("over the bound: b kept, or weight %d over 50", c.weight)
+	}
 }
 
 func TestMasteryCacheWeightBound(t *testing.T) {
