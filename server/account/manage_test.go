@@ -12,29 +12,6 @@ import (
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
-// liveGrant stores an approved agent grant of the user and returns its
-// refresh token's hash.
-func liveGrant(t *testing.T, db *store.DB, userID int64) string {
-	t.Helper()
-	ctx := context.Background()
-	now := time.Now()
-	client := &studyloop.OAuthClient{ID: "client", Name: "Agent", RedirectURIs: []string{"https://a.example/cb"}, CreatedAt: now}
-	code := &studyloop.AuthorizationCode{Hash: "code", ClientID: client.ID, UserID: userID, RedirectURI: client.RedirectURIs[0], CodeChallenge: "ch", Audience: "https://s.example/mcp", FamilyID: "fam", CreatedAt: now, ExpiresAt: now.Add(time.Minute)}
-	token := func(hash string, kind studyloop.TokenKind) *studyloop.OAuthToken {
-		return &studyloop.OAuthToken{Hash: hash, Kind: kind, FamilyID: "fam", ClientID: client.ID, UserID: userID, Audience: code.Audience, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
-	}
-	if err := db.CreateOAuthClient(ctx, client); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.CreateAuthorizationCode(ctx, code); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.RedeemAuthorizationCode(ctx, code.Hash, now, token("at", studyloop.AccessToken), token("rt", studyloop.RefreshToken)); err != nil {
-		t.Fatal(err)
-	}
-	return "rt"
-}
-
 func TestChangePassword(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
@@ -43,7 +20,7 @@ func TestChangePassword(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rt := liveGrant(t, db, u.ID)
+		rt := storetest.Grant(t, db, u.ID)
 		tests := []struct {
 			name, current, next string
 			want                error
@@ -112,7 +89,7 @@ func TestPasswordReset(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rt := liveGrant(t, db, u.ID)
+		rt := storetest.Grant(t, db, u.ID)
 		if tok, err := svc.StartReset(ctx, "nobody@example.com", "192.0.2.1"); tok != nil || err != nil {
 			t.Fatalf("unknown address: %+v, %v; want nothing and no error", tok, err)
 		}

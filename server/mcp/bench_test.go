@@ -35,7 +35,7 @@ func BenchmarkMCP(b *testing.B) {
 func benchmarkMCP(b *testing.B, dialect string) {
 	db := storetest.Open(b, dialect)
 	e := newEnv(b, db)
-	st, qs := mustReadyStudy(b, db, e.alice, "Bench", 40, 20)
+	st, qs := storetest.ReadyStudy(b, db, e.alice, "Bench", 40, 20)
 	mustAnswerAll(b, db, e.alice, qs)
 	for i := range 19 {
 		if _, err := db.CreateStudy(b.Context(), e.alice, "", fmt.Sprintf("Study %d.", i)); err != nil {

@@ -35,7 +35,7 @@ func TestConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	student := mustStudent(t, db, "conformance@example.com")
+	student := storetest.Student(t, db, "conformance@example.com")
 	asStudent := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			next.ServeHTTP(w, r.WithContext(studyloop.ContextWithUserID(r.Context(), student)))

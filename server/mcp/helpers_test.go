@@ -83,54 +83,9 @@ func newEnv(tb testing.TB, db *store.DB, allowedHosts ...string) *env {
 	mux.Handle("OPTIONS /mcp", guard(nil))
 	mux.Handle("GET /mcp", mcp.HandleGet(connectPage))
 	mux.Handle("DELETE /mcp", guard(mcp.HandleMethodNotAllowed()))
-	e.alice = mustStudent(tb, db, "alice@example.com")
-	e.bob = mustStudent(tb, db, "bob@example.com")
+	e.alice = storetest.Student(tb, db, "alice@example.com")
+	e.bob = storetest.Student(tb, db, "bob@example.com")
 	return e
-}
-
-func mustStudent(tb testing.TB, db *store.DB, email string) int64 {
-	tb.Helper()
-	u := &studyloop.User{Email: email, PasswordHash: "x"}
-	if err := db.CreateUser(context.Background(), u); err != nil {
-		tb.Fatalf("create user: %v", err)
-	}
-	return u.ID
-}
-
-// mustReadyStudy stores a ready study with the given number of topics and
-// questions per topic, through the calls the worker makes, and returns it
-// with its questions.
-func mustReadyStudy(tb testing.TB, db *store.DB, userID int64, title string, topics, perTopic int) (studyloop.Study, []studyloop.Question) {
-	tb.Helper()
-	ctx := context.Background()
-	st, err := db.CreateStudy(ctx, userID, title, "Some study text about "+title+".")
-	if err != nil {
-		tb.Fatalf("create study: %v", err)
-	}
-	claim, ok, err := db.ClaimStudy(ctx, "test", time.Minute, store.AnyLane)
-	if err != nil || !ok || claim.Study.ID != st.ID {
-		tb.Fatalf("claim study: ok=%v err=%v", ok, err)
-	}
-	var ex studyloop.Extraction
-	for i := range topics {
-		ex.Topics = append(ex.Topics, studyloop.Topic{Parent: -1, Title: fmt.Sprintf("%s topic %d", title, i)})
-		for j := range perTopic {
-			ex.Questions = append(ex.Questions, studyloop.Question{
-				Topic: i, Type: studyloop.QuestionMultipleChoice,
-				Prompt: fmt.Sprintf("Question %d.%d?", i, j), Answer: "yes",
-				Choices: []string{"no", "yes", "maybe", "never"},
-			})
-		}
-	}
-	if err := db.CompleteStudy(ctx, st.ID, "test", ex); err != nil {
-		tb.Fatalf("complete study: %v", err)
-	}
-	qs, err := db.Questions(ctx, userID, st.ID)
-	if err != nil {
-		tb.Fatalf("questions: %v", err)
-	}
-	st.Status = studyloop.StatusReady
-	return st, qs
 }
 
 // mustAnswerAll answers every question once, cycling through ratings.

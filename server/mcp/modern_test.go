@@ -204,7 +204,7 @@ func TestModernToolsList(t *testing.T) {
 func TestModernToolResultsMatch(t *testing.T) {
 	db := storetest.Open(t, "sqlite")
 	e := newEnv(t, db)
-	st, qs := mustReadyStudy(t, db, e.alice, "Cells", 3, 4)
+	st, qs := storetest.ReadyStudy(t, db, e.alice, "Cells", 3, 4)
 	mustAnswerAll(t, db, e.alice, qs)
 	calls := []struct{ name, args string }{
 		{"get_study_status", `{"study_id":"` + st.ID + `"}`},

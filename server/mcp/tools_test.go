@@ -145,7 +145,7 @@ func TestGetStudyStatus(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		ctx := context.Background()
-		ready, _ := mustReadyStudy(t, db, e.alice, "Ready", 3, 4)
+		ready, _ := storetest.ReadyStudy(t, db, e.alice, "Ready", 3, 4)
 		failed, err := db.CreateStudy(ctx, e.alice, "Broken", "More text.")
 		if err != nil {
 			t.Fatal(err)
@@ -217,7 +217,7 @@ func TestListStudies(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		ctx := context.Background()
-		ready, _ := mustReadyStudy(t, db, e.alice, "Ready one", 1, 1)
+		ready, _ := storetest.ReadyStudy(t, db, e.alice, "Ready one", 1, 1)
 		var ids []string // newest first
 		for i := range 5 {
 			st, err := db.CreateStudy(ctx, e.alice, "", "Study number "+string(rune('A'+i))+".")
@@ -296,8 +296,8 @@ func TestGetMastery(t *testing.T) {
 			t.Errorf("no studies: %+v", empty)
 		}
 
-		st, qs := mustReadyStudy(t, db, e.alice, "Optics", 4, 5)
-		other, _ := mustReadyStudy(t, db, e.alice, "Untouched", 2, 2)
+		st, qs := storetest.ReadyStudy(t, db, e.alice, "Optics", 4, 5)
+		other, _ := storetest.ReadyStudy(t, db, e.alice, "Untouched", 2, 2)
 		mustAnswerAll(t, db, e.alice, qs)
 		waiting, err := db.CreateStudy(ctx, e.alice, "Waiting", "Not processed yet.")
 		if err != nil {
@@ -345,7 +345,7 @@ func TestGetMastery(t *testing.T) {
 func TestIsolation(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
-		ready, qs := mustReadyStudy(t, db, e.alice, "Alice's", 2, 3)
+		ready, qs := storetest.ReadyStudy(t, db, e.alice, "Alice's", 2, 3)
 		mustAnswerAll(t, db, e.alice, qs)
 		created := decode[createdOut](t, e.call(t, e.alice, "create_study", map[string]any{"text": "Alice's private notes."}))
 
@@ -385,7 +385,7 @@ func TestIsolation(t *testing.T) {
 func TestGetMasteryAfterAnswers(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
-		st, qs := mustReadyStudy(t, db, e.alice, "Optics", 3, 4)
+		st, qs := storetest.ReadyStudy(t, db, e.alice, "Optics", 3, 4)
 		args := map[string]any{"study_id": st.ID}
 		first := decode[masteryOut](t, e.call(t, e.alice, "get_mastery", args))
 		for i, q := range qs[:3] {

@@ -76,7 +76,7 @@ func TestDeleteStudy(t *testing.T) {
 			}
 		}
 		// A failed study can be deleted too.
-		failed := mustCreate(t, db, alice, "", "Some text.")
+		failed := storetest.PendingStudy(t, db, alice, "", "Some text.")
 		mustClaim(t, db, "w", time.Minute)
 		if err := db.FailStudy(ctx, failed.ID, "w", "broken"); err != nil {
 			t.Fatal(err)

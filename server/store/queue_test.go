@@ -40,9 +40,9 @@ func TestFairClaimOrder(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		a, b, c := storetest.User(t, db), storetest.User(t, db), storetest.User(t, db)
-		a1, a2 := mustCreate(t, db, a, "", "a1"), mustCreate(t, db, a, "", "a2")
-		mustCreate(t, db, a, "", "a3")
-		b1 := mustCreate(t, db, b, "", "b1")
+		a1, a2 := storetest.PendingStudy(t, db, a, "", "a1"), storetest.PendingStudy(t, db, a, "", "a2")
+		storetest.PendingStudy(t, db, a, "", "a3")
+		b1 := storetest.PendingStudy(t, db, b, "", "b1")
 		upload, err := db.CreateUploadStudy(ctx, a, "", []studyloop.Upload{{Kind: "jpeg", PageCount: 1, Data: []byte("\xff\xd8\xff")}})
 		if err != nil {
 			t.Fatal(err)
@@ -62,7 +62,7 @@ func TestFairClaimOrder(t *testing.T) {
 			{"an account never served goes first, though its study is the newest", store.TextLane, &c1, func() {
 				finish(t, db, a1.ID)
 				finish(t, db, b1.ID)
-				c1 = mustCreate(t, db, c, "", "c1").ID
+				c1 = storetest.PendingStudy(t, db, c, "", "c1").ID
 			}},
 			{"then the account served longest ago", store.TextLane, &a2.ID, nil},
 		}
@@ -86,7 +86,7 @@ func TestConcurrentLaneClaims(t *testing.T) {
 		for range users {
 			u := storetest.User(t, db)
 			for range perUser {
-				owner[mustCreate(t, db, u, "", "text").ID] = u
+				owner[storetest.PendingStudy(t, db, u, "", "text").ID] = u
 			}
 		}
 		var (

@@ -85,7 +85,7 @@ func TestUploadStudyLifecycle(t *testing.T) {
 			t.Fatalf("re-claimed text=%q, want the extracted text", c.Text)
 		}
 		// A text study has no parts.
-		plain := mustCreate(t, db, user, "", "Plain notes about the sea.")
+		plain := storetest.PendingStudy(t, db, user, "", "Plain notes about the sea.")
 		if p, err := db.SourceParts(ctx, user, plain.ID); err != nil || len(p) != 0 {
 			t.Errorf("text study parts=%v, %v; want none", p, err)
 		}

@@ -20,15 +20,6 @@ import (
 // a worker that died holding its claim.
 const expired = -time.Second
 
-func mustCreate(tb testing.TB, db *store.DB, userID int64, title, text string) studyloop.Study {
-	tb.Helper()
-	s, err := db.CreateStudy(context.Background(), userID, title, text)
-	if err != nil {
-		tb.Fatalf("CreateStudy: %v", err)
-	}
-	return s
-}
-
 func mustClaim(tb testing.TB, db *store.DB, owner string, lease time.Duration) store.Claim {
 	tb.Helper()
 	c, ok, err := db.ClaimStudy(context.Background(), owner, lease, store.AnyLane)
@@ -89,7 +80,7 @@ func TestCreateStudy(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		user := storetest.User(t, db)
 		before := time.Now().Add(-time.Second)
-		s := mustCreate(t, db, user, "", sampleText)
+		s := storetest.PendingStudy(t, db, user, "", sampleText)
 		if !regexp.MustCompile(`^st_[a-z2-7]{26}$`).MatchString(s.ID) {
 			t.Errorf("id %q is not st_ and 26 base32 characters", s.ID)
 		}
@@ -109,7 +100,7 @@ func TestCreateStudy(t *testing.T) {
 		if _, err := db.NewRaw(`UPDATE studies SET status = 'done' WHERE id = ?`, s.ID).Exec(context.Background()); err == nil {
 			t.Error("the schema accepted status 'done'")
 		}
-		other := mustCreate(t, db, user, "  My   notes ", sampleText)
+		other := storetest.PendingStudy(t, db, user, "  My   notes ", sampleText)
 		if other.ID == s.ID || other.Title != "My notes" {
 			t.Errorf("second study %+v: want a new id and title %q", other, "My notes")
 		}
@@ -122,7 +113,7 @@ func TestCreateStudyStoresTextExactly(t *testing.T) {
 	// come back as LF (a CRLF counts as one character).
 	text := strings.Repeat("語", studyloop.MaxStudyTextChars-6) + "\r\n\t x\ry"
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		mustCreate(t, db, storetest.User(t, db), "", text)
+		storetest.PendingStudy(t, db, storetest.User(t, db), "", text)
 		c := mustClaim(t, db, "w", time.Minute)
 		if want := strings.Repeat("語", studyloop.MaxStudyTextChars-6) + "\n\t x\ny"; c.Text != want {
 			t.Fatalf("stored text differs: %d bytes back, %d expected", len(c.Text), len(want))
@@ -163,7 +154,7 @@ func TestStudiesArePrivate(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		alice, bob := storetest.User(t, db), storetest.User(t, db)
-		s := mustCreate(t, db, alice, "", sampleText)
+		s := storetest.PendingStudy(t, db, alice, "", sampleText)
 		c := mustClaim(t, db, "w", time.Minute)
 		if err := db.CompleteStudy(ctx, c.Study.ID, "w", sampleExtraction()); err != nil {
 			t.Fatal(err)
@@ -197,9 +188,9 @@ func TestListStudiesPagesStayCorrectWhileStudiesAreCreated(t *testing.T) {
 		alice, bob := storetest.User(t, db), storetest.User(t, db)
 		var original []string
 		for i := range 25 {
-			original = append(original, mustCreate(t, db, alice, fmt.Sprint("study ", i), "text").ID)
+			original = append(original, storetest.PendingStudy(t, db, alice, fmt.Sprint("study ", i), "text").ID)
 			if i%5 == 0 {
-				mustCreate(t, db, bob, "", "bob's text")
+				storetest.PendingStudy(t, db, bob, "", "bob's text")
 			}
 		}
 		var (
@@ -217,7 +208,7 @@ func TestListStudiesPagesStayCorrectWhileStudiesAreCreated(t *testing.T) {
 			if pages == 1 {
 				// New studies arrive after the first page was served.
 				for range 5 {
-					mustCreate(t, db, alice, "", "late text")
+					storetest.PendingStudy(t, db, alice, "", "late text")
 				}
 			}
 			if next == "" {
@@ -253,7 +244,7 @@ func TestListStudiesFiltersAndLimits(t *testing.T) {
 		ctx := context.Background()
 		user := storetest.User(t, db)
 		for range 30 {
-			mustCreate(t, db, user, "", "text")
+			storetest.PendingStudy(t, db, user, "", "text")
 		}
 		processing := map[string]bool{}
 		for range 4 {
@@ -294,7 +285,7 @@ func TestStudyLifecycle(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		user := storetest.User(t, db)
-		s := mustCreate(t, db, user, "Cells", sampleText)
+		s := storetest.PendingStudy(t, db, user, "Cells", sampleText)
 		if topics, err := db.Topics(ctx, user, s.ID); err != nil || len(topics) != 0 {
 			t.Fatalf("topics before processing: %v %v, want none", topics, err)
 		}
@@ -364,7 +355,7 @@ func TestStudyLifecycle(t *testing.T) {
 func TestCompleteStudyRejectsInvalidExtraction(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		s := mustCreate(t, db, storetest.User(t, db), "", sampleText)
+		s := storetest.PendingStudy(t, db, storetest.User(t, db), "", sampleText)
 		mustClaim(t, db, "w", time.Minute)
 		ex := sampleExtraction()
 		ex.Questions[2].Source.End = len(sampleText) + 1 // one byte past the text
@@ -401,7 +392,7 @@ func TestCompleteStudyStoresDeepAndWideTopics(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		user := storetest.User(t, db)
-		s := mustCreate(t, db, user, "", text)
+		s := storetest.PendingStudy(t, db, user, "", text)
 		mustClaim(t, db, "w", time.Minute)
 		if err := db.CompleteStudy(ctx, s.ID, "w", ex); err != nil {
 			t.Fatal(err)
@@ -433,7 +424,7 @@ func TestCompleteStudyStoresDeepAndWideTopics(t *testing.T) {
 func TestAbandonedClaimIsReclaimedAfterLeaseExpires(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		s := mustCreate(t, db, storetest.User(t, db), "", sampleText)
+		s := storetest.PendingStudy(t, db, storetest.User(t, db), "", sampleText)
 		first := mustClaim(t, db, "dead", expired) // the worker dies holding it
 		second := mustClaim(t, db, "alive", time.Minute)
 		if second.Study.ID != s.ID || second.Attempt != 2 {
@@ -465,7 +456,7 @@ func TestAbandonedClaimIsReclaimedAfterLeaseExpires(t *testing.T) {
 
 func TestRepeatedlyAbandonedStudyEndsFailed(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		s := mustCreate(t, db, storetest.User(t, db), "", sampleText)
+		s := storetest.PendingStudy(t, db, storetest.User(t, db), "", sampleText)
 		for attempt := 1; attempt <= store.MaxStudyAttempts; attempt++ {
 			if c := mustClaim(t, db, fmt.Sprint("w", attempt), expired); c.Attempt != attempt {
 				t.Fatalf("attempt %d, want %d", c.Attempt, attempt)
@@ -482,7 +473,7 @@ func TestRepeatedlyAbandonedStudyEndsFailed(t *testing.T) {
 func TestFailStudy(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		s := mustCreate(t, db, storetest.User(t, db), "", sampleText)
+		s := storetest.PendingStudy(t, db, storetest.User(t, db), "", sampleText)
 		mustClaim(t, db, "w", time.Minute)
 		if err := db.FailStudy(ctx, s.ID, "other", "nope"); !errors.Is(err, store.ErrLeaseLost) {
 			t.Fatalf("fail by another worker: %v, want ErrLeaseLost", err)
@@ -502,7 +493,7 @@ func TestFailStudy(t *testing.T) {
 
 func TestExtendedLeaseIsNotReclaimed(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		s := mustCreate(t, db, storetest.User(t, db), "", sampleText)
+		s := storetest.PendingStudy(t, db, storetest.User(t, db), "", sampleText)
 		mustClaim(t, db, "w", expired)
 		if err := db.ExtendLease(context.Background(), s.ID, "w", time.Hour); err != nil {
 			t.Fatal(err)
@@ -514,7 +505,7 @@ func TestExtendedLeaseIsNotReclaimed(t *testing.T) {
 func TestReleasedStudyIsClaimedAgainWithoutUsingAnAttempt(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		s := mustCreate(t, db, storetest.User(t, db), "", sampleText)
+		s := storetest.PendingStudy(t, db, storetest.User(t, db), "", sampleText)
 		for range store.MaxStudyAttempts + 2 {
 			c := mustClaim(t, db, "w", time.Minute)
 			if c.Attempt != 1 {
@@ -536,7 +527,7 @@ func TestClaimTakesOldestFirst(t *testing.T) {
 		user := storetest.User(t, db)
 		var ids []string
 		for range 5 {
-			ids = append(ids, mustCreate(t, db, user, "", "text").ID)
+			ids = append(ids, storetest.PendingStudy(t, db, user, "", "text").ID)
 		}
 		for i, want := range ids {
 			if got := mustClaim(t, db, "w", time.Minute).Study.ID; got != want {
@@ -551,7 +542,7 @@ func TestConcurrentClaimsTakeEachStudyOnce(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		user := storetest.User(t, db)
 		for range studies {
-			mustCreate(t, db, user, "", "text")
+			storetest.PendingStudy(t, db, user, "", "text")
 		}
 		var (
 			mu     sync.Mutex
@@ -610,7 +601,7 @@ func BenchmarkCompleteStudy(b *testing.B) {
 			user := storetest.User(b, db)
 			for b.Loop() {
 				b.StopTimer()
-				s := mustCreate(b, db, user, "", text)
+				s := storetest.PendingStudy(b, db, user, "", text)
 				mustClaim(b, db, "w", time.Minute)
 				b.StartTimer()
 				if err := db.CompleteStudy(context.Background(), s.ID, "w", ex); err != nil {
@@ -628,14 +619,14 @@ func BenchmarkClaimStudy(b *testing.B) {
 			user := storetest.User(b, db)
 			// A backlog of waiting studies, some abandoned, as under load.
 			for i := range 200 {
-				mustCreate(b, db, user, "", "text")
+				storetest.PendingStudy(b, db, user, "", "text")
 				if i%10 == 0 {
 					mustClaim(b, db, "dead", expired)
 				}
 			}
 			for b.Loop() {
 				b.StopTimer()
-				mustCreate(b, db, user, "", "text")
+				storetest.PendingStudy(b, db, user, "", "text")
 				b.StartTimer()
 				mustClaim(b, db, "w", time.Minute)
 			}

@@ -18,29 +18,6 @@ import (
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
-// seedGrant stores an approved agent grant of the user, as the OAuth
-// flow does (tested on its own), and returns its refresh token's hash.
-func seedGrant(t *testing.T, db *store.DB, userID int64) string {
-	t.Helper()
-	ctx := context.Background()
-	now := time.Now()
-	client := &studyloop.OAuthClient{ID: "slc_settings", Name: "Agent", RedirectURIs: []string{"https://agent.example/cb"}, CreatedAt: now}
-	code := &studyloop.AuthorizationCode{Hash: "code", ClientID: client.ID, UserID: userID, RedirectURI: client.RedirectURIs[0], CodeChallenge: "ch", Audience: "https://s.example/mcp", FamilyID: "fam", CreatedAt: now, ExpiresAt: now.Add(time.Minute)}
-	token := func(hash string, kind studyloop.TokenKind) *studyloop.OAuthToken {
-		return &studyloop.OAuthToken{Hash: hash, Kind: kind, FamilyID: "fam", ClientID: client.ID, UserID: userID, Audience: code.Audience, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
-	}
-	if err := db.CreateOAuthClient(ctx, client); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.CreateAuthorizationCode(ctx, code); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.RedeemAuthorizationCode(ctx, code.Hash, now, token("at", studyloop.AccessToken), token("rt", studyloop.RefreshToken)); err != nil {
-		t.Fatal(err)
-	}
-	return "rt"
-}
-
 func mustUserID(t *testing.T, db *store.DB, email string) int64 {
 	t.Helper()
 	u, err := db.UserByEmail(context.Background(), email)
@@ -67,7 +44,7 @@ func TestPasswordChange(t *testing.T) {
 		laptop, phone := newBrowser(t, s), newBrowser(t, s)
 		laptop.signUp(t, "", "ann@example.com", "the old password")
 		phone.signIn(t, "", "ann@example.com", "the old password")
-		rt := seedGrant(t, db, mustUserID(t, db, "ann@example.com"))
+		rt := storetest.Grant(t, db, mustUserID(t, db, "ann@example.com"))
 
 		page := laptop.get(t, "/app/account")
 		if page.status != http.StatusOK || !strings.Contains(page.body, `id="email">ann@example.com<`) || !strings.Contains(page.body, "1 assistant can use your studies.") {
@@ -159,7 +136,7 @@ func TestPasswordResetByEmail(t *testing.T) {
 	s := startAuthServer(t, db, map[string]string{"SMTP_URL": smtp.URL, "MAIL_FROM": "Studyloop <noreply@studyloop.example>"})
 	laptop := newBrowser(t, s)
 	laptop.signUp(t, "", "ann@example.com", "forgotten password")
-	rt := seedGrant(t, db, mustUserID(t, db, "ann@example.com"))
+	rt := storetest.Grant(t, db, mustUserID(t, db, "ann@example.com"))
 
 	stranger := newBrowser(t, s)
 	if p := stranger.get(t, "/signin"); !strings.Contains(p.body, `href="/signin/forgot"`) {

@@ -211,14 +211,6 @@ func (p page) studyPercent(t *testing.T) int {
 // question of each type per topic.
 func readyStudy(t *testing.T, db *store.DB, userID int64, title string, topics int) (studyloop.Study, []studyloop.Question) {
 	t.Helper()
-	ctx := context.Background()
-	st, err := db.CreateStudy(ctx, userID, title, "Notes about "+title+".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c, ok, err := db.ClaimStudy(ctx, "test", time.Minute, store.AnyLane); err != nil || !ok || c.Study.ID != st.ID {
-		t.Fatalf("claim: %v %v", ok, err)
-	}
 	var ex studyloop.Extraction
 	for i := range topics {
 		ex.Topics = append(ex.Topics, studyloop.Topic{Parent: -1, Title: fmt.Sprintf("%s topic %d", title, i)})
@@ -228,14 +220,7 @@ func readyStudy(t *testing.T, db *store.DB, userID int64, title string, topics i
 			studyloop.Question{Topic: i, Type: studyloop.QuestionCloze, Prompt: fmt.Sprintf("Light travels in straight ____ %d.", i), Answer: "lines"},
 		)
 	}
-	if err := db.CompleteStudy(ctx, st.ID, "test", ex); err != nil {
-		t.Fatal(err)
-	}
-	qs, err := db.Questions(ctx, userID, st.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st, qs
+	return storetest.CompleteStudy(t, db, userID, title, "Notes about "+title+".", ex)
 }
 
 func TestCreateStudyFromTheForm(t *testing.T) {

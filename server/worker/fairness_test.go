@@ -34,7 +34,7 @@ const smallText = "Osmosis is the movement of water across a membrane. A cell is
 func timeToReady(t *testing.T, db *store.DB, user int64) time.Duration {
 	t.Helper()
 	start := time.Now()
-	st := mustCreate(t, db, user, smallText)
+	st := storetest.PendingStudy(t, db, user, "Topic", smallText)
 	for time.Since(start) < 30*time.Second {
 		got, err := db.GetStudy(context.Background(), user, st.ID)
 		if err != nil {
@@ -95,7 +95,7 @@ func TestFairQueue(t *testing.T) {
 
 		var backlog []studyloop.Study
 		for range 40 {
-			backlog = append(backlog, mustCreate(t, db, heavy, large))
+			backlog = append(backlog, storetest.PendingStudy(t, db, heavy, "Topic", large))
 		}
 		waitProcessing(t, db, backlog[0])
 		behindBacklog := timeToReady(t, db, student)
@@ -154,7 +154,7 @@ func TestUploadTakenOverAfterKill(t *testing.T) {
 		if _, err := db.NewUpdate().Table("studies").Set("lease_until = ?", time.Now().Add(-time.Second).UTC()).Where("id = ?", upload.ID).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
-		text := mustCreate(t, db, user, smallText)
+		text := storetest.PendingStudy(t, db, user, "Topic", smallText)
 		startPool(t, db, gen, &worker.Options{PollInterval: 20 * time.Millisecond, Extractor: x})
 		settled := waitSettled(t, db, upload, text)
 		for i, st := range settled {

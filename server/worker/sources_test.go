@@ -177,7 +177,7 @@ func TestUploadedStudiesFailWithReasons(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			good := mustCreate(t, db, user, "Plain notes: Osmosis is the movement of water across a membrane.")
+			good := storetest.PendingStudy(t, db, user, "Topic", "Plain notes: Osmosis is the movement of water across a membrane.")
 			startPool(t, db, gen, &worker.Options{Extractor: tt.extractor, Workers: 2, PollInterval: 20 * time.Millisecond})
 			settled := waitSettled(t, db, st, goodUpload, good)
 			if got := settled[0]; got.Status != studyloop.StatusFailed || !strings.Contains(got.Reason, tt.want) {

@@ -82,15 +82,6 @@ func (g *testGenerator) callsFor(text string) int {
 	return g.calls[text]
 }
 
-func mustCreate(tb testing.TB, db *store.DB, userID int64, text string) studyloop.Study {
-	tb.Helper()
-	s, err := db.CreateStudy(context.Background(), userID, "Topic", text)
-	if err != nil {
-		tb.Fatalf("CreateStudy: %v", err)
-	}
-	return s
-}
-
 // startPool runs a pool until the test ends and waits for it to stop.
 func startPool(t *testing.T, db *store.DB, gen studyloop.Generator, opts *worker.Options) (*worker.Pool, context.CancelFunc) {
 	t.Helper()
@@ -145,7 +136,7 @@ func TestPoolProcessesQueuedStudies(t *testing.T) {
 		user := storetest.User(t, db)
 		var studies []studyloop.Study
 		for i := range 12 {
-			studies = append(studies, mustCreate(t, db, user, fmt.Sprint("text ", i)))
+			studies = append(studies, storetest.PendingStudy(t, db, user, "Topic", fmt.Sprint("text ", i)))
 		}
 		gen := newTestGenerator()
 		startPool(t, db, gen, &worker.Options{Workers: 3, PollInterval: 20 * time.Millisecond})
@@ -180,7 +171,7 @@ func TestPoolFailsStudiesWithReadableReasons(t *testing.T) {
 		user := storetest.User(t, db)
 		var studies []studyloop.Study
 		for _, tt := range tests {
-			studies = append(studies, mustCreate(t, db, user, tt.text))
+			studies = append(studies, storetest.PendingStudy(t, db, user, "Topic", tt.text))
 		}
 		startPool(t, db, newTestGenerator(), &worker.Options{Workers: 2, Timeout: 300 * time.Millisecond, PollInterval: 20 * time.Millisecond})
 		for i, s := range waitSettled(t, db, studies...) {
@@ -200,12 +191,12 @@ func TestPoolFailsStudiesWithReadableReasons(t *testing.T) {
 func TestNotifyWakesAnIdlePool(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		user := storetest.User(t, db)
-		first := mustCreate(t, db, user, "first")
+		first := storetest.PendingStudy(t, db, user, "Topic", "first")
 		// Without Notify the pool would not look again for an hour.
 		pool, _ := startPool(t, db, newTestGenerator(), &worker.Options{Workers: 2, PollInterval: time.Hour})
 		waitSettled(t, db, first)
 		time.Sleep(50 * time.Millisecond) // let the workers go idle
-		second := mustCreate(t, db, user, "second")
+		second := storetest.PendingStudy(t, db, user, "Topic", "second")
 		pool.Notify()
 		if got := waitSettled(t, db, second)[0]; got.Status != studyloop.StatusReady {
 			t.Fatalf("second study %s (%s)", got.Status, got.Reason)
@@ -215,7 +206,7 @@ func TestNotifyWakesAnIdlePool(t *testing.T) {
 
 func TestHeartbeatKeepsALongStudyWithItsWorker(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		s := mustCreate(t, db, storetest.User(t, db), "slow")
+		s := storetest.PendingStudy(t, db, storetest.User(t, db), "Topic", "slow")
 		gen := newTestGenerator()
 		gen.delay = 800 * time.Millisecond // four times the lease
 		opts := &worker.Options{Lease: 200 * time.Millisecond, Timeout: 5 * time.Second, PollInterval: 10 * time.Millisecond}
@@ -247,7 +238,7 @@ func TestRestartResumesQueuedAndAbandonedWork(t *testing.T) {
 			user := storetest.User(t, db)
 			var studies []studyloop.Study
 			for i := range 5 {
-				studies = append(studies, mustCreate(t, db, user, fmt.Sprint("text ", i)))
+				studies = append(studies, storetest.PendingStudy(t, db, user, "Topic", fmt.Sprint("text ", i)))
 			}
 			// The old process died while processing the oldest study.
 			if c, ok, err := db.ClaimStudy(ctx, "killed", -time.Second, store.AnyLane); !ok || err != nil || c.Study.ID != studies[0].ID {
@@ -273,7 +264,7 @@ func TestRestartResumesQueuedAndAbandonedWork(t *testing.T) {
 
 func TestStopReleasesTheStudyInProgress(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		s := mustCreate(t, db, storetest.User(t, db), "block until stopped")
+		s := storetest.PendingStudy(t, db, storetest.User(t, db), "Topic", "block until stopped")
 		gen := newTestGenerator()
 		gen.started = make(chan string, 1)
 		_, stop := startPool(t, db, gen, &worker.Options{PollInterval: 20 * time.Millisecond})
@@ -298,7 +289,7 @@ func TestStopReleasesTheStudyInProgress(t *testing.T) {
 func TestLostLeaseStopsGeneration(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		s := mustCreate(t, db, storetest.User(t, db), "block until the lease is lost")
+		s := storetest.PendingStudy(t, db, storetest.User(t, db), "Topic", "block until the lease is lost")
 		gen := newTestGenerator()
 		gen.started, gen.stopped = make(chan string, 1), make(chan error, 1)
 		startPool(t, db, gen, &worker.Options{Lease: 150 * time.Millisecond, Timeout: time.Minute, PollInterval: time.Hour})
@@ -356,7 +347,7 @@ func TestTwoPoolsOnOneDatabaseProcessEachStudyOnce(t *testing.T) {
 			var created []studyloop.Study
 			for i := range studies {
 				// Created while both pools are already running.
-				created = append(created, mustCreate(t, dbA, user, fmt.Sprint("study ", i)))
+				created = append(created, storetest.PendingStudy(t, dbA, user, "Topic", fmt.Sprint("study ", i)))
 			}
 			waitSettled(t, dbB, created...)
 			var byA, byB int

@@ -33,10 +33,7 @@ func Student(tb testing.TB, db *store.DB, email string) int64 {
 func CompleteStudy(tb testing.TB, db *store.DB, userID int64, title, text string, ex studyloop.Extraction) (studyloop.Study, []studyloop.Question) {
 	tb.Helper()
 	ctx := context.Background()
-	st, err := db.CreateStudy(ctx, userID, title, text)
-	if err != nil {
-		tb.Fatalf("create study: %v", err)
-	}
+	st := PendingStudy(tb, db, userID, title, text)
 	claim, ok, err := db.ClaimStudy(ctx, "test", time.Minute, store.AnyLane)
 	if err != nil || !ok || claim.Study.ID != st.ID {
 		tb.Fatalf("claim study: ok=%v err=%v", ok, err)
@@ -122,4 +119,15 @@ func Mastery(tb testing.TB, db *store.DB, userID int64, studyID string, now time
 		tb.Fatalf("mastery of study %s: %v", studyID, err)
 	}
 	return m
+}
+
+// PendingStudy stores a study of the user from pasted text, waiting for a
+// worker, and returns it.
+func PendingStudy(tb testing.TB, db *store.DB, userID int64, title, text string) studyloop.Study {
+	tb.Helper()
+	st, err := db.CreateStudy(context.Background(), userID, title, text)
+	if err != nil {
+		tb.Fatalf("CreateStudy: %v", err)
+	}
+	return st
 }
