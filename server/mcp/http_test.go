@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -9,118 +10,33 @@ import (
 
 	"github.com/studyloop/studyloop/server/mcp"
 	"github.com/studyloop/studyloop/server/store/storetest"
+	"github.com/studyloop/studyloop/server/wiretest"
 )
 
-// TestPostRules checks every transport rule of POST /mcp against the
-// running endpoint.
+// TestPostRules sends the requests of testdata/post-rules.txtar, one
+// transport rule of POST /mcp each, and compares the answers with those
+// recorded there (go test -update records them anew). No answer may carry
+// a session id.
 func TestPostRules(t *testing.T) {
 	e := newEnv(t, storetest.Open(t, "sqlite"))
-	tests := []struct {
-		name       string
-		body       string
-		headers    []string
-		wantStatus int
-		wantCode   int    // JSON-RPC error code; 0 for a result or no body
-		wantID     string // the id the answer must carry, "" when no body
-	}{
-		{"ping", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil, 200, 0, `1`},
-		{"string id echoed", `{"jsonrpc":"2.0","id":"abc-1","method":"ping"}`, nil, 200, 0, `"abc-1"`},
-		{"ping with empty params", `{"jsonrpc":"2.0","id":2,"method":"ping","params":{}}`, nil, 200, 0, `2`},
-		{"tools/list without initialize", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, nil, 200, 0, `3`},
-		{"incoming session id ignored", `{"jsonrpc":"2.0","id":4,"method":"ping"}`, []string{"Mcp-Session-Id", "abc"}, 200, 0, `4`},
-		{"Accept with JSON only", `{"jsonrpc":"2.0","id":5,"method":"ping"}`, []string{"Accept", "application/json"}, 200, 0, `5`},
-		{"no Accept", `{"jsonrpc":"2.0","id":6,"method":"ping"}`, []string{"Accept", ""}, 200, 0, `6`},
-		{"charset parameter", `{"jsonrpc":"2.0","id":7,"method":"ping"}`, []string{"Content-Type", "application/json; charset=utf-8"}, 200, 0, `7`},
-
-		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil, 202, 0, ""},
-		{"unknown notification", `{"jsonrpc":"2.0","method":"notifications/whatever","params":{"a":1}}`, nil, 202, 0, ""},
-		{"client response", `{"jsonrpc":"2.0","id":9,"result":{}}`, nil, 202, 0, ""},
-		{"client error response", `{"jsonrpc":"2.0","id":9,"error":{"code":-1,"message":"no"}}`, nil, 202, 0, ""},
-		{"client error response, id null", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, nil, 202, 0, ""},
-		{"client result response, id null", `{"jsonrpc":"2.0","id":null,"result":{}}`, nil, 400, -32600, `null`},
-
-		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`, nil, 400, -32600, `null`},
-		{"batch of one", ` [{"jsonrpc":"2.0","id":1,"method":"ping"}]`, nil, 400, -32600, `null`},
-		{"empty batch", `[]`, nil, 400, -32600, `null`},
-		{"malformed JSON", `{"jsonrpc":"2.0","id":1,"method":"ping"`, nil, 400, -32700, `null`},
-		{"malformed batch", `[{"jsonrpc":`, nil, 400, -32700, `null`},
-		{"empty body", ``, nil, 400, -32700, `null`},
-		{"not an object", `"ping"`, nil, 400, -32600, `null`},
-		{"null", `null`, nil, 400, -32600, `null`},
-		{"missing jsonrpc", `{"id":1,"method":"ping"}`, nil, 400, -32600, `1`},
-		{"wrong jsonrpc", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, nil, 400, -32600, `1`},
-		{"numeric jsonrpc", `{"jsonrpc":2.0,"id":1,"method":"ping"}`, nil, 400, -32600, `1`},
-		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, nil, 400, -32600, `null`},
-		{"object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, nil, 400, -32600, `null`},
-		{"method not a string", `{"jsonrpc":"2.0","id":1,"method":5}`, nil, 400, -32600, `1`},
-		{"no method, no result", `{"jsonrpc":"2.0","id":1}`, nil, 400, -32600, `1`},
-		{"params not an object", `{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}`, nil, 400, -32602, `1`},
-		{"unknown method", `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`, nil, 200, -32601, `1`},
-		{"2026 discovery method", `{"jsonrpc":"2.0","id":1,"method":"server/discover"}`, nil, 200, -32601, `1`},
-		{"unknown tool", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_everything"}}`, nil, 200, -32602, `1`},
-		{"tools/call without name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`, nil, 200, -32602, `1`},
-		{"tools/call params of wrong shape", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}`, nil, 200, -32602, `1`},
-		{"initialize params of wrong shape", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":7}}`, nil, 200, -32602, `1`},
-
-		{"text/plain body", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"Content-Type", "text/plain"}, 415, -32600, `null`},
-		{"form body", `jsonrpc=2.0`, []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, -32600, `null`},
-		{"no content type", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"Content-Type", ""}, 415, -32600, `null`},
-
-		{"protocol version absent", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil, 200, 0, `1`},
-		{"protocol version 2025-11-25", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"MCP-Protocol-Version", "2025-11-25"}, 200, 0, `1`},
-		{"protocol version 2025-06-18", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"MCP-Protocol-Version", "2025-06-18"}, 200, 0, `1`},
-		{"protocol version 2025-03-26", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"MCP-Protocol-Version", "2025-03-26"}, 200, 0, `1`},
-		{"protocol version 2024-11-05", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"MCP-Protocol-Version", "2024-11-05"}, 400, -32022, `1`},
-		{"protocol version garbage", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"MCP-Protocol-Version", "latest"}, 400, -32022, `1`},
-		{"protocol version garbage on a notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, []string{"MCP-Protocol-Version", "2027-01-01"}, 400, -32022, `null`},
-		{"2026 _meta without the header", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, nil, 400, -32020, `1`},
-		{"2026 _meta with a 2025 header", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, []string{"MCP-Protocol-Version", "2025-11-25"}, 400, -32020, `1`},
-
-		{"foreign Origin", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"Origin", "https://evil.example"}, 403, -32600, `null`},
-		{"null Origin", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"Origin", "null"}, 403, -32600, `null`},
-		{"foreign Host", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"Host", "evil.example"}, 403, -32600, `null`},
-		{"foreign Host before auth", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"Host", "evil.example", "Authorization", ""}, 403, -32600, `null`},
-		{"allowed Host", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"Host", "mcp.studyloop.example"}, 200, 0, `1`},
-		{"allowed Origin", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"Origin", "https://app.studyloop.example"}, 200, 0, `1`},
-		{"no token", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"Authorization", ""}, 401, 0, ""},
-	}
-	e2 := newEnv(t, storetest.Open(t, "sqlite"), "mcp.studyloop.example", "app.studyloop.example:443")
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+	allowing := newEnv(t, storetest.Open(t, "sqlite"), "mcp.studyloop.example", "app.studyloop.example:443")
+	golden := wiretest.Open(t, "testdata/post-rules.txtar", "Content-Type", "Mcp-Session-Id", "WWW-Authenticate")
+	for _, c := range golden.Cases(t) {
+		t.Run(c.Name, func(t *testing.T) {
 			target := e
-			if strings.HasPrefix(tt.name, "allowed") {
-				target = e2
+			if strings.HasPrefix(c.Name, "allowed-") {
+				target = allowing
 			}
-			r := target.post(t, tt.body, tt.headers...)
-			if r.status != tt.wantStatus {
-				t.Fatalf("status=%d, want %d (body %s)", r.status, tt.wantStatus, r.body)
+			defaults := http.Header{
+				"Content-Type":  {"application/json"},
+				"Accept":        {"application/json, text/event-stream"},
+				"Authorization": {fmt.Sprintf("Bearer user-%d", target.alice)},
 			}
-			if got := r.header.Get("Mcp-Session-Id"); got != "" {
-				t.Errorf("Mcp-Session-Id=%q, want none", got)
+			res, err := http.DefaultClient.Do(c.Request(t, strings.TrimSuffix(target.url, "/mcp"), defaults))
+			if err != nil {
+				t.Fatal(err)
 			}
-			if tt.wantID == "" {
-				if tt.wantStatus == 202 && len(r.body) != 0 {
-					t.Errorf("202 with body %q", r.body)
-				}
-				return
-			}
-			if ct := r.header.Get("Content-Type"); ct != "application/json" {
-				t.Errorf("Content-Type=%q, want application/json", ct)
-			}
-			out := r.rpc(t)
-			if string(out.ID) != tt.wantID {
-				t.Errorf("id=%s, want %s", out.ID, tt.wantID)
-			}
-			switch {
-			case tt.wantCode == 0 && out.Error != nil:
-				t.Errorf("error %d %q, want a result", out.Error.Code, out.Error.Message)
-			case tt.wantCode == 0 && out.Result == nil:
-				t.Errorf("no result in %s", r.body)
-			case tt.wantCode != 0 && (out.Error == nil || out.Error.Code != tt.wantCode):
-				t.Errorf("body %s, want error code %d", r.body, tt.wantCode)
-			case tt.wantCode != 0 && out.Result != nil:
-				t.Errorf("both result and error in %s", r.body)
-			}
+			golden.Check(t, c, res)
 		})
 	}
 }
