@@ -211,3 +211,27 @@ func TestParticipleClause(t *testing.T) {
 		}
 	}
 }
+
+// TestNotePairs: a note's list item "term = words" or "term: words"
+// defines its term; a formula, a number in the term or a note label does
+// not.
+func TestNotePairs(t *testing.T) {
+	text := "# Probability\n\n" +
+		"- joint prob = two or more variables at once\n" +
+		"- marginal prob: based on one variable only, from row or column totals\n" +
+		"- P(A and B) = P(A) x P(B) when the events are independent\n" +
+		"- deck of 52 cards = thirteen diamonds and twelve face cards\n" +
+		"- ex: a die shows one of six faces, each equally likely\n"
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answers []string
+	for _, q := range ex.Questions {
+		answers = append(answers, q.Answer)
+	}
+	slices.Sort(answers)
+	if want := []string{"joint prob", "marginal prob"}; !slices.Equal(answers, want) {
+		t.Errorf("answers %q, want %q", answers, want)
+	}
+}

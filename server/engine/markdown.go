@@ -160,18 +160,20 @@ func (w *walker) paragraph(p plain, list int) {
 		}
 	}
 	if list > 0 {
-		if i := strings.IndexAny(p.text, ":"); i > 0 {
-			if f, ok := termLine(p, i, factPair, list); ok {
-				w.current.facts = append(w.current.facts, f)
-				return
+		for _, sep := range []string{":", " = "} {
+			if i := strings.Index(p.text, sep); i > 0 && (sep == ":" || wordsOnly(p.text[:i])) {
+				if f, ok := termLine(p, i, factPair, list); ok {
+					w.current.facts = append(w.current.facts, f)
+					return
+				}
 			}
 		}
 	}
 	w.current.blocks = append(w.current.blocks, &block{p: p})
 }
 
-// termLine reads p as a term ending at termEnd, a separator (colon or dash)
-// and a definition.
+// termLine reads p as a term ending at termEnd, a separator (colon, dash
+// or a note's equals sign) and a definition.
 func termLine(p plain, termEnd int, kind factKind, group int) (fact, bool) {
 	term := strings.TrimSpace(p.text[:termEnd])
 	term = strings.TrimRight(term, ":")
@@ -185,7 +187,7 @@ func termLine(p plain, termEnd int, kind factKind, group int) (fact, bool) {
 		}
 	}
 	sep := false
-	for _, s := range []string{":", "—", "–", "-"} {
+	for _, s := range []string{":", "—", "–", "-", "="} {
 		if strings.HasPrefix(trimmed, s) {
 			trimmed, sep = trimmed[len(s):], true
 			break
@@ -199,6 +201,18 @@ func termLine(p plain, termEnd int, kind factKind, group int) (fact, bool) {
 		return fact{}, false
 	}
 	return fact{kind: kind, term: term, def: def, span: p.span(), group: group}, true
+}
+
+// wordsOnly reports whether s is made of letters, spaces and hyphens
+// only, as a note's "joint prob = 2+ variables at once" names its term;
+// "P(A and B) = …" is a formula.
+func wordsOnly(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) && r != ' ' && r != '-' {
+			return false
+		}
+	}
+	return strings.TrimSpace(s) != ""
 }
 
 // firstSentence cuts a definition to its first sentence: the rest

@@ -158,11 +158,11 @@ var noteLabels = wordSet(`def defn definition defs ex eg e.g example examples no
 // definition is mostly words, not a formula or a worked sum.
 func (a *asker) termPair(f fact) bool {
 	term := strings.ToLower(strings.Trim(f.term, " .:"))
-	if noteLabels[term] || noteLabels[strings.TrimSuffix(term, ".")] || strings.ContainsAny(term, "=_<>") {
+	if noteLabels[term] || noteLabels[strings.TrimSuffix(term, ".")] || strings.ContainsAny(term, "=_<>0123456789") {
 		return false
 	}
 	if r, _ := utf8.DecodeRuneInString(term); !unicode.IsLetter(r) || numberWords[firstWord(term)] > 0 {
-		return false // "3 dice all 1s" or "two parts" labels a worked example
+		return false // "two parts" labels a worked example, as a number anywhere does ("deck of 52 cards")
 	}
 	letters, other := 0, 0
 	for _, r := range f.def {
