@@ -2,6 +2,7 @@ package engine
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -53,7 +54,7 @@ func precisionProblem(q studyloop.Question, tags sentenceTagger) string {
 var contextOpeners = wordSet(`it its it's they them their theirs he him his she her hers we our this these that those
 	such there here however thus therefore hence also moreover furthermore nevertheless nonetheless consequently
 	instead otherwise likewise similarly accordingly besides then still yet so but and or nor now
-	conversely soon afterwards afterward meanwhile later
+	conversely soon afterwards afterward meanwhile later specifically additionally particularly indeed again
 	latter former second third fourth last another others other`)
 
 // quantifiers open a sentence with or without their noun.
@@ -86,8 +87,11 @@ func needsContext(prompt string) bool {
 	if len(words) > 1 {
 		second = strings.Trim(words[1], ",;:")
 	}
-	if contextOpeners[first] && !contextFree[second] {
-		return true
+	if contextOpeners[first] && !(second == "way") {
+		return true // "This way, …" points forward; "This means that …" back
+	}
+	if first == "both" && !slices.Contains(words[1:min(len(words), 5)], "and") {
+		return true // "Both chambers are …"; "Both DNA and RNA …" names its two
 	}
 	// "Each", "both", "either" and "neither" before a noun name their
 	// things ("Each codon ..."); alone ("Each is ...", "Both of ...") they
@@ -121,10 +125,11 @@ func needsContext(prompt string) bool {
 // earlier. "This way" and "by this means" point forward and are allowed.
 var demonstrative = regexp.MustCompile(`(?i)\b(this|these|those|such)\s+(\pL+|_____)`)
 
-// backPointer matches phrases that lean on an earlier sentence wherever
-// they stand: "in that case", "for example", a narrative's "she" or "him",
-// "themselves".
-var backPointer = regexp.MustCompile(`(?i)^(in (that|this|such a|either|each) cases?|for (example|instance)|as a result|in turn)\b|\b(she|he|her|him|themselves|himself|herself)\b`)
+// backPointer matches phrases that lean on an earlier sentence: an
+// opening "in that case", "for example" or "in addition", a narrative's
+// "she" or "him", "themselves", a bare "this" ("To allow for this, …"), and
+// a closing aside in brackets ("(still)").
+var backPointer = regexp.MustCompile(`(?i)^(in (that|this|such a|either|each) cases?|for (example|instance)|as a result|in turn|in addition|in particular|in fact|in contrast|by contrast|on the other hand|for this reason|to allow for this|in this way)\b|\b(she|he|her|him|themselves|himself|herself)\b|\bthis[,.;]|\([a-z]+(?: [a-z]+)?\)\.?$`)
 
 // commaPronoun matches a pronoun opening the main clause after an
 // introductory phrase: "In addition to X, it also serves as ...".
