@@ -235,3 +235,23 @@ func TestNotePairs(t *testing.T) {
 		t.Errorf("answers %q, want %q", answers, want)
 	}
 }
+
+// TestMarkedSentenceBlanksOnlyItsMark: a sentence with a bold mark is
+// asked about the marked term or not at all, never with a side word
+// blanked.
+func TestMarkedSentenceBlanksOnlyItsMark(t *testing.T) {
+	text := "# Layers\n\n" +
+		"Greenhouse gases are **transparent** to sunlight but absorb longwave radiation from the ground. " +
+		"Sunlight warms the ground, and the ground sends longwave radiation back up to the sky. " +
+		"Longwave radiation is absorbed by greenhouse gases such as water vapour and carbon dioxide. " +
+		"Greenhouse gases then send part of the longwave radiation back down to the ground."
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range ex.Questions {
+		if strings.Contains(q.Prompt, "transparent") {
+			t.Errorf("question from the marked sentence blanks %q: %q", q.Answer, q.Prompt)
+		}
+	}
+}

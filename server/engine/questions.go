@@ -618,19 +618,26 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 		a.tagged[s.text] = s.toks
 		// Bold terms are what the author marked as worth knowing: blank them first.
 		var bold []blank
+		marks := false
 		bolds := s.block.p.bold
 		first := sort.Search(len(bolds), func(i int) bool { return bolds[i].Start >= s.start })
 		for _, b := range bolds[first:] {
 			if b.Start >= s.start+len(s.text) {
 				break
 			}
+			marks = true
 			b.End = wordEnd(s.block.p.text, b.End)
 			if b.End <= s.start+len(s.text) && len(strings.Fields(s.block.p.text[b.Start:b.End])) <= 5 && nounPhraseAt(s, b.Start-s.start, b.End-s.start) {
 				bold = append(bold, blank{from: b.Start - s.start, to: b.End - s.start})
 				score[s] += 10
 			}
 		}
-		blanks[s] = append(bold, blanks[s]...)
+		if marks {
+			// A sentence that marks its term is asked about that term or
+			// not at all: blanking a side word ("The atmosphere is
+			// **transparent to shortwave** _____") skips what it teaches.
+			blanks[s] = bold
+		}
 		if len(blanks[s]) > 0 {
 			sents = append(sents, s)
 		}
