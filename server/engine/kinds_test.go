@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/studyloop/studyloop/server/studyloop"
 )
@@ -254,4 +255,53 @@ func TestMarkedSentenceBlanksOnlyItsMark(t *testing.T) {
 			t.Errorf("question from the marked sentence blanks %q: %q", q.Answer, q.Prompt)
 		}
 	}
+}
+
+// TestRivalNearby: a blank whose head noun another phrase of the same or
+// the previous sentence shares, with another modifier, has a rival answer.
+func TestRivalNearby(t *testing.T) {
+	tests := []struct {
+		prev, sentence, answer string
+		want                   bool
+	}{
+		{"The cardiac muscle stretches as the ventricle fills.", "At rest, there is little stretch of the ventricular muscle, and the sarcomeres stay short.", "ventricular muscle", true},
+		{"", "The two atrioventricular valves, the tricuspid and mitral valves, are both open during filling.", "atrioventricular valves", false},
+		{"", "Whereas the first two positions matter most, the third position, called the wobble position, is less critical.", "wobble position", false},
+		{"The heart pumps blood through the body.", "At rest, there is little stretch of the ventricular muscle, and the sarcomeres stay short.", "ventricular muscle", false},
+		{"", "Skeletal muscle moves bones, while smooth muscle lines the gut and the blood vessels.", "smooth muscle", true},
+	}
+	for _, tt := range tests {
+		b := &block{}
+		var s *sentence
+		for _, text := range []string{tt.prev, tt.sentence} {
+			if text == "" {
+				continue
+			}
+			toks := tagSentence(text)
+			x := &sentence{text: text, block: b, toks: toks, tagged: true}
+			for _, tok := range toks {
+				x.stems = append(x.stems, stemID(tok.Text))
+			}
+			b.sents = append(b.sents, x)
+			s = x
+		}
+		from := strings.Index(tt.sentence, tt.answer)
+		if got := rivalNearby(s, blank{from: from, to: from + len(tt.answer)}); got != tt.want {
+			t.Errorf("rivalNearby(%q) = %v, want %v", tt.answer, got, tt.want)
+		}
+	}
+}
+
+// stemID is a test's stand-in for the analyzer's interned stems: one id
+// per lower-cased word with a plural s dropped.
+func stemID(word string) int {
+	w := strings.TrimSuffix(strings.ToLower(word), "s")
+	if !unicode.IsLetter([]rune(w + " ")[0]) {
+		return -1
+	}
+	h := 0
+	for _, r := range w {
+		h = h*31 + int(r)
+	}
+	return h & 0x7fffffff
 }

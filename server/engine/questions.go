@@ -663,7 +663,7 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 			break
 		}
 		for _, b := range blanks[s] {
-			if a.partOfTerm(s, b) || participleClause(s, b) {
+			if a.partOfTerm(s, b) || participleClause(s, b) || rivalNearby(s, b) {
 				continue
 			}
 			q := studyloop.Question{
@@ -686,6 +686,63 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 		}
 	}
 	return out
+}
+
+// rivalNearby reports whether another phrase with the blank's head noun
+// and a different modifier stands in the blank's sentence or the one
+// before ("cardiac muscle" beside a blank for "ventricular muscle"): the
+// student could write it and be right. Numbers and ordinals do not make a
+// rival ("the first two positions" beside "wobble position"), nor does
+// the aside right after the blank that names its kinds ("the two _____,
+// the tricuspid and mitral valves,").
+func rivalNearby(s *sentence, b blank) bool {
+	var answer []int
+	for i, t := range s.toks {
+		if t.Start >= b.from && t.End() <= b.to {
+			answer = append(answer, i)
+		}
+	}
+	if len(answer) < 2 || !s.tagged {
+		return false
+	}
+	head := s.stems[answer[len(answer)-1]]
+	if head < 0 {
+		return false
+	}
+	inAnswer := func(i int) bool { return i >= answer[0] && i <= answer[len(answer)-1] }
+	aside := -1 // the end of the aside right after the blank
+	if end := answer[len(answer)-1]; end+1 < len(s.toks) && s.toks[end+1].Text == "," {
+		for k := end + 2; k < len(s.toks); k++ {
+			if s.toks[k].Text == "," || k == len(s.toks)-1 {
+				aside = k
+				break
+			}
+		}
+	}
+	rival := func(x *sentence, same bool) bool {
+		for j := 1; j < len(x.toks); j++ {
+			if x.stems[j] != head || same && (inAnswer(j) || j > answer[len(answer)-1] && j <= aside) {
+				continue
+			}
+			m := x.toks[j-1]
+			if !strings.HasPrefix(m.Tag, "JJ") && !strings.HasPrefix(m.Tag, "NN") && m.Tag != "VBN" {
+				continue
+			}
+			if m.Tag == "CD" || ordinals[strings.ToLower(m.Text)] != "" || slices.ContainsFunc(answer, func(i int) bool { return strings.EqualFold(s.toks[i].Text, m.Text) }) {
+				continue
+			}
+			return true
+		}
+		return false
+	}
+	if rival(s, true) {
+		return true
+	}
+	sents := s.block.sents
+	if i := slices.Index(sents, s); i > 0 {
+		return rival(sents[i-1], false)
+	}
+	return false
 }
 
 // participleClause reports whether blank b opens with a present
