@@ -619,16 +619,43 @@ func guessable(q studyloop.Question) bool {
 // "hypothermia", "ventricular" for "ventricle"): the student matches
 // spellings, not ideas.
 func cognateInPrompt(q studyloop.Question) bool {
-	answer := []rune(strings.ToLower(q.Answer))
-	if strings.Contains(q.Answer, " ") || len(answer) < 6 {
+	words := strings.Fields(strings.ToLower(q.Answer))
+	if len(words) == 0 {
 		return false
 	}
-	for _, w := range strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(q.Prompt, Blank, " ")), func(r rune) bool { return !unicode.IsLetter(r) }) {
-		if rw := []rune(w); len(rw) >= 5 && commonRun(answer, rw) >= 6 {
-			return true
+	prompt := strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(q.Prompt, Blank, " ")), func(r rune) bool { return !unicode.IsLetter(r) })
+	if len(words) == 1 {
+		answer := []rune(words[0])
+		for _, w := range prompt {
+			rw := []rune(w)
+			if len(answer) >= 6 && len(rw) >= 5 && commonRun(answer, rw) >= 6 || sameRoot(answer, rw) {
+				return true
+			}
+		}
+		return false
+	}
+	// A modifier of the answer inside a longer word of the prompt:
+	// "parasympathetic stimulation" beside "sympathetic".
+	for _, m := range words[:len(words)-1] {
+		rm := []rune(strings.Trim(m, ".,;:()'\""))
+		for _, w := range prompt {
+			if rw := []rune(w); len(rm) >= 6 && len(rw) >= 6 && len(rw) != len(rm) && commonRun(rm, rw) >= min(len(rm), len(rw)) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// sameRoot reports whether two words differ only in a short ending:
+// "rulers" beside "ruled" share "rule".
+func sameRoot(a, b []rune) bool {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	shorter := min(len(a), len(b))
+	return n >= 4 && shorter <= n+2 && len(a) != len(b) && max(len(a), len(b)) <= n+3
 }
 
 // commonRun is the length of the longest run of letters a and b share.

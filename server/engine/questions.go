@@ -946,7 +946,7 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 	want := headKin
 	try := func(p phrase) {
 		scanned++
-		if len(picked) == 3 || p.class != b.class || p.key == b.key || !plainWord(p.text) || !a.distractorTerm(p) || instructionOpeners[strings.ToLower(firstWord(p.text))] {
+		if len(picked) == 3 || p.class != b.class || p.key == b.key || !plainWord(p.text) || !a.distractorTerm(p) || instructionOpeners[strings.ToLower(firstWord(p.text))] || metaWords[strings.ToLower(firstWord(p.text))] {
 			return
 		}
 		if a.offered[answerKey(p.text)] >= maxDistractorUses || a.rival(q.Answer, p.text) != want || a.aliases.same(q.Answer, p.text) {
@@ -1102,6 +1102,10 @@ func (a *asker) factDistractors(f fact) []fact {
 	}
 	return out
 }
+
+// metaWords open a fragment that talks about a term rather than naming a
+// thing: "term elasticity" of "the term elasticity refers to…".
+var metaWords = wordSet(`term terms word words name names phrase label concept notion`)
 
 // headingCase reports whether every word of a phrase of two or more words
 // starts with a capital, as a heading's words do.
