@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/studyloop/studyloop/server/respond"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -87,7 +88,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.logger.Error("mcp: encode response", "method", req.Method, "err", err)
 		data, _ = encodeResponse(req.ID, nil, &rpcError{Code: codeInternalError, Message: "Internal error."})
 	}
-	writeJSON(w, http.StatusOK, data)
+	respond.EncodedJSON(w, http.StatusOK, data)
 }
 
 // orNull is the id to answer a message with: its own, or null for a
@@ -99,20 +100,11 @@ func orNull(id json.RawMessage) json.RawMessage {
 	return id
 }
 
-// writeJSON sends an encoded JSON body.
-func writeJSON(w http.ResponseWriter, status int, data []byte) {
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(data)))
-	w.WriteHeader(status)
-	w.Write(data) //nolint:errcheck // the client went away
-}
-
 // writeError sends a JSON-RPC error with an HTTP status. It is the one
 // writer of transport-level errors.
 func writeError(w http.ResponseWriter, status int, id json.RawMessage, rerr *rpcError) {
 	data, _ := encodeResponse(id, nil, rerr) // an rpcError always encodes
-	writeJSON(w, status, data)
+	respond.EncodedJSON(w, status, data)
 }
 
 func writeTooLarge(w http.ResponseWriter) {

@@ -25,6 +25,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/studyloop/studyloop/server/respond"
 )
 
 // modernVersion is the revision served by the rules in this file.
@@ -128,7 +129,7 @@ func (s *Server) serveModern(w http.ResponseWriter, r *http.Request, userID int6
 		writeError(w, modernStatus(rerr.Code), req.ID, rerr)
 		return
 	}
-	writeJSON(w, http.StatusOK, s.modern.response(req.ID, result))
+	respond.EncodedJSON(w, http.StatusOK, s.modern.response(req.ID, result))
 }
 
 // modernStatus is the HTTP status of a 2026 error answer

@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 	"unicode"
@@ -20,6 +21,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/studyloop/studyloop/server/respond"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -343,13 +345,16 @@ func decodeArgs[T any](args json.RawMessage) (T, error) {
 	return in, nil
 }
 
-// domainError turns a storage error into a tool error, or returns it as an
-// internal error. A missing study and another user's study read the same.
+// domainError is where /mcp maps domain error codes, by the status the
+// other surfaces answer them with (respond.Status): the agent's own
+// mistakes (4xx) become tool errors it can read, a missing study (404)
+// read the same as another user's, and anything else stays an internal
+// error, logged and answered generically.
 func domainError(err error, studyID string) error {
-	switch studyloop.ErrorCode(err) {
-	case studyloop.ENOTFOUND:
+	switch status := respond.StatusOf(err); {
+	case status == http.StatusNotFound:
 		return studyNotFound(studyID)
-	case studyloop.EINVALID, studyloop.ETOOLARGE, studyloop.ECONFLICT, studyloop.EQUOTA:
+	case status < http.StatusInternalServerError:
 		return &toolError{msg: studyloop.ErrorMessage(err)}
 	}
 	return err

@@ -14,6 +14,7 @@ import (
 	"github.com/studyloop/studyloop/server/clientaddr"
 	"github.com/studyloop/studyloop/server/randtoken"
 	"github.com/studyloop/studyloop/server/ratelimit"
+	"github.com/studyloop/studyloop/server/respond"
 	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/studyloop"
 	"github.com/studyloop/studyloop/templates"
@@ -136,7 +137,7 @@ func (s *Server) HandleAuthorize() http.Handler {
 			State: state, HasState: hasState, Audience: audience, UserID: userID, Created: s.now(),
 		})
 		u, _ := url.Parse(redirectURI)
-		render(w, r, http.StatusOK, templates.Consent(templates.ConsentProps{
+		respond.HTML(s.logger, w, r, http.StatusOK, templates.Consent(templates.ConsentProps{
 			Page:         templates.PageProps{Title: "Connect an app to Studyloop", SignedIn: true},
 			ClientName:   client.Name,
 			ClientID:     client.ID,
@@ -209,7 +210,7 @@ func (s *Server) HandleDecision() http.Handler {
 			ExpiresAt:     now.Add(s.codeTTL),
 		})
 		if err != nil {
-			s.logger.Error("oauth: store authorization code", "err", err)
+			respond.LogServerError(s.logger, r, err)
 			s.redirectError(w, r, p.RedirectURI, p.State, p.HasState, "server_error", "The authorization could not be stored.")
 			return
 		}
@@ -338,13 +339,13 @@ func validPKCEString(v string) bool {
 
 func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, status int, message string) {
 	_, signedIn := s.sessions.UserID(r.Context())
-	render(w, r, status, templates.OAuthError(templates.OAuthErrorProps{
+	respond.HTML(s.logger, w, r, status, templates.OAuthError(templates.OAuthErrorProps{
 		Page:    templates.PageProps{Title: "This connection request cannot be completed", SignedIn: signedIn},
 		Message: message,
 	}))
 }
 
 func (s *Server) internalErrorPage(w http.ResponseWriter, r *http.Request, err error) {
-	s.logger.Error("oauth: authorize", "err", err)
-	s.errorPage(w, r, http.StatusInternalServerError, "Something went wrong on our side.")
+	respond.LogServerError(s.logger, r, err)
+	s.errorPage(w, r, http.StatusInternalServerError, respond.ServerErrorText)
 }

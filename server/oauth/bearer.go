@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/studyloop/studyloop/server/config"
+	"github.com/studyloop/studyloop/server/respond"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -69,7 +71,9 @@ func TokenInfoFromContext(ctx context.Context) *TokenInfo {
 // WWW-Authenticate: Bearer resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource";
 // with an invalid, expired, revoked or wrong-audience token the same
 // challenge also carries error="invalid_token".
-func RequireToken(v Verifier, cfg config.Config) func(http.Handler) http.Handler {
+//
+// A failure of the check itself is logged to logger and answered 500.
+func RequireToken(v Verifier, cfg config.Config, logger *slog.Logger) func(http.Handler) http.Handler {
 	metadata := cfg.BaseURL + "/.well-known/oauth-protected-resource"
 	audiences := audiences(cfg)
 	challenge := func(w http.ResponseWriter, errCode, description string) {
@@ -101,6 +105,7 @@ func RequireToken(v Verifier, cfg config.Config) func(http.Handler) http.Handler
 				challenge(w, "invalid_token", "The access token is invalid, expired or revoked.")
 				return
 			} else if err != nil {
+				respond.LogServerError(logger, r, err)
 				writeError(w, http.StatusInternalServerError, "server_error", "The access token could not be checked.")
 				return
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -44,7 +45,7 @@ func BenchmarkRequireToken(b *testing.B) {
 			}); err != nil {
 				b.Fatal(err)
 			}
-			h := oauth.RequireToken(oauth.New(db, nil, cfg, nil), cfg)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h := oauth.RequireToken(oauth.New(db, nil, cfg, nil), cfg, slog.New(slog.DiscardHandler))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if id, _ := studyloop.UserIDFromContext(r.Context()); id != u.ID {
 					b.Errorf("user %d, want %d", id, u.ID)
 				}

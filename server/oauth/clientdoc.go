@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/studyloop/studyloop/server/ratelimit"
+	"github.com/studyloop/studyloop/server/respond"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -111,8 +112,8 @@ type clientDocument struct {
 // the client it describes.
 func parseClientDocument(clientID string, body []byte) (*studyloop.OAuthClient, string) {
 	var doc clientDocument
-	if problem := decodeOneObject(body, &doc); problem != "" {
-		return nil, "it " + problem
+	if err := respond.UnmarshalOne(body, &doc); err != nil {
+		return nil, "it " + metadataProblem(err)
 	}
 	switch {
 	case doc.ClientID != clientID:

@@ -1,10 +1,9 @@
 package oauth
 
 import (
-	"encoding/json"
 	"net/http"
 
-	"github.com/a-h/templ"
+	"github.com/studyloop/studyloop/server/respond"
 )
 
 // errorResponse is the error body of the registration (RFC 7591 §3.2.2)
@@ -18,11 +17,9 @@ type errorResponse struct {
 // cached.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Pragma", "no-cache")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v) //nolint:errcheck // the client went away
+	respond.JSON(w, status, v)
 }
 
 func writeError(w http.ResponseWriter, status int, code, description string) {
@@ -47,13 +44,6 @@ func CORS(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// render writes an HTML page with the given status.
-func render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	c.Render(r.Context(), w) //nolint:errcheck // the client went away
 }
 
 // Preflight answers CORS preflight OPTIONS requests for the routes wrapped

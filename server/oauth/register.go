@@ -1,12 +1,9 @@
 package oauth
 
 import (
-	"bytes"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"slices"
@@ -17,6 +14,7 @@ import (
 
 	"github.com/studyloop/studyloop/server/clientaddr"
 	"github.com/studyloop/studyloop/server/ratelimit"
+	"github.com/studyloop/studyloop/server/respond"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -55,18 +53,16 @@ func (s *Server) HandleRegister() http.Handler {
 			writeError(w, http.StatusBadRequest, badMetadata, "The request body must be JSON (Content-Type: application/json).")
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRegistrationBytes))
-		if err != nil {
-			if errors.As(err, new(*http.MaxBytesError)) {
-				writeError(w, http.StatusRequestEntityTooLarge, badMetadata, "The request body is larger than 64 KiB.")
-				return
-			}
+		var req clientMetadata
+		switch err := respond.DecodeJSON(w, r, maxRegistrationBytes, &req); {
+		case errors.As(err, new(*http.MaxBytesError)):
+			writeError(w, http.StatusRequestEntityTooLarge, badMetadata, "The request body is larger than 64 KiB.")
+			return
+		case errors.Is(err, respond.ErrUnreadable):
 			writeError(w, http.StatusBadRequest, badMetadata, "The request body could not be read.")
 			return
-		}
-		var req clientMetadata
-		if problem := decodeOneObject(body, &req); problem != "" {
-			writeError(w, http.StatusBadRequest, badMetadata, "The request body "+problem+".")
+		case err != nil:
+			writeError(w, http.StatusBadRequest, badMetadata, "The request body "+metadataProblem(err)+".")
 			return
 		}
 		if code, problem := req.problem(); problem != "" {
@@ -84,7 +80,7 @@ func (s *Server) HandleRegister() http.Handler {
 			CreatedAt:    now,
 		}
 		if err := s.store.CreateOAuthClient(r.Context(), client); err != nil {
-			s.logger.Error("oauth: register client", "err", err)
+			respond.LogServerError(s.logger, r, err)
 			writeError(w, http.StatusInternalServerError, "server_error", "The client could not be registered.")
 			return
 		}
@@ -161,17 +157,13 @@ func (m *clientMetadata) problem() (code, description string) {
 	return "", ""
 }
 
-// decodeOneObject decodes body, which must hold one JSON object and nothing
-// after it, into v; it returns what is wrong, or "".
-func decodeOneObject(body []byte, v any) string {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(v); err != nil {
-		return "is not one JSON object of client metadata"
-	}
-	if _, err := dec.Token(); err != io.EOF {
+// metadataProblem says what is wrong with a body of client metadata that
+// respond.UnmarshalOne refused.
+func metadataProblem(err error) string {
+	if errors.Is(err, respond.ErrTrailingData) {
 		return "has more after its JSON object of client metadata"
 	}
-	return ""
+	return "is not one JSON object of client metadata"
 }
 
 // checkClientName returns what is wrong with a client_name, or "".

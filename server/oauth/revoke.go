@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/studyloop/studyloop/server/respond"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -25,9 +26,8 @@ func (s *Server) HandleRevoke() http.Handler {
 			w.WriteHeader(http.StatusOK)
 			return
 		}
-		if terr.status == http.StatusInternalServerError {
-			s.logger.Error("oauth: revoke", "err", terr.description)
-			terr.description = "Something went wrong on our side."
+		if terr.cause != nil {
+			respond.LogServerError(s.logger, r, terr.cause)
 		}
 		writeError(w, terr.status, terr.code, terr.description)
 	})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/studyloop/studyloop/server/randtoken"
 	"github.com/studyloop/studyloop/server/ratelimit"
+	"github.com/studyloop/studyloop/server/respond"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -50,6 +51,7 @@ type tokenError struct {
 	code        string
 	description string
 	retryAfter  time.Duration // with status 429
+	cause       error         // with status 500, for the log
 }
 
 func (e *tokenError) Error() string { return e.code + ": " + e.description }
@@ -75,9 +77,8 @@ func (s *Server) HandleToken() http.Handler {
 			writeJSON(w, http.StatusOK, res)
 			return
 		}
-		if terr.status == http.StatusInternalServerError {
-			s.logger.Error("oauth: token", "err", terr.description)
-			terr.description = "Something went wrong on our side."
+		if terr.cause != nil {
+			respond.LogServerError(s.logger, r, terr.cause)
 		}
 		if terr.status == http.StatusUnauthorized && r.Header.Get("Authorization") != "" {
 			w.Header().Set("WWW-Authenticate", `Basic realm="studyloop"`)
@@ -324,7 +325,7 @@ func verifyS256(verifier, challenge string) bool {
 }
 
 func internal(err error) *tokenError {
-	return &tokenError{status: http.StatusInternalServerError, code: "server_error", description: err.Error()}
+	return &tokenError{status: http.StatusInternalServerError, code: "server_error", description: respond.ServerErrorText, cause: err}
 }
 
 func minTime(a, b time.Time) time.Time {

@@ -39,8 +39,8 @@ func TestAccountPages(t *testing.T) {
 		}{
 			{"no CSRF token", "a@example.com", "long enough password", "", http.StatusForbidden, "expired"},
 			{"wrong CSRF token", "a@example.com", "long enough password", wrong, http.StatusForbidden, "expired"},
-			{"invalid email", "not-an-email", "long enough password", csrf, http.StatusBadRequest, "email address"},
-			{"short password", "a@example.com", "short", csrf, http.StatusBadRequest, "at least 10 characters"},
+			{"invalid email", "not-an-email", "long enough password", csrf, http.StatusUnprocessableEntity, "email address"},
+			{"short password", "a@example.com", "short", csrf, http.StatusUnprocessableEntity, "at least 10 characters"},
 		}
 		for _, r := range rejects {
 			p := signup(r.email, r.password, r.csrf)

@@ -44,7 +44,7 @@ func TestAnonymousVisitsStoreNothing(t *testing.T) {
 			if p := cookieless.post(t, "/signin", url.Values{"csrf_token": {form.csrf(t)}, "email": {"nobody" + strconv.Itoa(i) + "@example.com"}, "password": {"long enough password"}}); p.status != http.StatusUnauthorized {
 				t.Fatalf("wrong password: %d", p.status)
 			}
-			if p := cookieless.post(t, "/signup", url.Values{"csrf_token": {form.csrf(t)}, "email": {"not an email"}, "password": {"long enough password"}}); p.status != http.StatusBadRequest {
+			if p := cookieless.post(t, "/signup", url.Values{"csrf_token": {form.csrf(t)}, "email": {"not an email"}, "password": {"long enough password"}}); p.status != http.StatusUnprocessableEntity {
 				t.Fatalf("bad sign-up: %d", p.status)
 			}
 		}

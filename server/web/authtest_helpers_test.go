@@ -75,7 +75,7 @@ func startAuthServerTrusting(t testing.TB, db *store.DB, env map[string]string, 
 	mux := http.NewServeMux()
 	mux.Handle("/", h)
 	verifier := oauth.New(db, nil, cfg, &oauth.Options{Logger: logger})
-	mux.Handle("GET "+protectedPath, oauth.RequireToken(verifier, cfg)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("GET "+protectedPath, oauth.RequireToken(verifier, cfg, logger)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, _ := studyloop.UserIDFromContext(r.Context())
 		info := oauth.TokenInfoFromContext(r.Context())
 		fmt.Fprintf(w, "user=%d client=%s audience=%s", id, info.ClientID, info.Audience)

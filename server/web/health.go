@@ -3,6 +3,8 @@ package web
 import (
 	"net/http"
 	"time"
+
+	"github.com/studyloop/studyloop/server/respond"
 )
 
 // handleHealth answers GET /api/health while the server is up.
@@ -13,6 +15,14 @@ func handleHealth() http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
-		encode(w, http.StatusOK, response{Status: "ok", Timestamp: time.Now().UTC().Format(time.RFC3339)})
+		respond.JSON(w, http.StatusOK, response{Status: "ok", Timestamp: time.Now().UTC().Format(time.RFC3339)})
+	})
+}
+
+// handleMethodNotAllowed answers 405 naming the methods a route takes.
+func handleMethodNotAllowed(allow string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allow)
+		http.Error(w, "405 Method Not Allowed: this URL takes "+allow+".", http.StatusMethodNotAllowed)
 	})
 }

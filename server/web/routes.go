@@ -30,24 +30,30 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	// One study service for the web app and /mcp, sharing its mastery cache.
 	studyService := study.New(d.DB)
 	authServer := oauth.New(d.DB, sessions, d.Config, &oauth.Options{Logger: d.Logger, ClientMetadataTestRoots: d.ClientMetadataTestRoots})
-	mux.Handle("GET /signup", session.Sensitive(sessions.Load(handleSignUpPage(sessions))))
-	mux.Handle("POST /signup", formBody(smallFormBody, session.Sensitive(sessions.Load(handleSignUp(d.Logger, d.Config, accounts, sessions)))))
-	mux.Handle("GET /signin", session.Sensitive(sessions.Load(handleSignInPage(sessions, d.Config.SMTPURL != ""))))
-	mux.Handle("POST /signin", formBody(smallFormBody, session.Sensitive(sessions.Load(handleSignIn(d.Logger, accounts, sessions, d.Config.SMTPURL != "")))))
-	mux.Handle("GET /signout", session.Sensitive(sessions.Load(handleSignOutPage(d.Logger, d.DB, sessions))))
-	mux.Handle("POST /signout", formBody(smallFormBody, session.Sensitive(sessions.Load(handleSignOut(d.Logger, sessions)))))
+	var sender webapp.Mailer
 	if d.Config.SMTPURL != "" {
-		sender, err := mail.New(d.Config.SMTPURL, d.Config.MailFrom)
+		s, err := mail.New(d.Config.SMTPURL, d.Config.MailFrom)
 		if err != nil {
 			return err
 		}
-		mux.Handle("GET /signin/forgot", session.Sensitive(handleForgotPage(sessions)))
-		mux.Handle("POST /signin/forgot", formBody(smallFormBody, session.Sensitive(handleForgot(d.Logger, d.Config, accounts, sessions, sender))))
+		sender = s
+	}
+	app := webapp.New(d.DB, studyService, sessions, d.Logger, &webapp.Options{Notify: d.NotifyWorkers, Extractor: d.Extractor, Accounts: accounts,
+		SignUpsPerHour: d.Config.SignUpRateLimit, Mail: sender, BaseURL: d.Config.BaseURL})
+	mux.Handle("GET /signup", session.Sensitive(sessions.Load(app.SignUpPage())))
+	mux.Handle("POST /signup", formBody(smallFormBody, session.Sensitive(sessions.Load(app.SignUp()))))
+	mux.Handle("GET /signin", session.Sensitive(sessions.Load(app.SignInPage())))
+	mux.Handle("POST /signin", formBody(smallFormBody, session.Sensitive(sessions.Load(app.SignIn()))))
+	mux.Handle("GET /signout", session.Sensitive(sessions.Load(app.SignOutPage())))
+	mux.Handle("POST /signout", formBody(smallFormBody, session.Sensitive(sessions.Load(app.SignOut()))))
+	if d.Config.SMTPURL != "" {
+		mux.Handle("GET /signin/forgot", session.Sensitive(app.ForgotPage()))
+		mux.Handle("POST /signin/forgot", formBody(smallFormBody, session.Sensitive(app.Forgot())))
 	}
 	// A reset link works wherever it came from (email or the operator's
 	// command), so these pages are there without SMTP_URL too.
-	mux.Handle("GET /reset", session.Sensitive(sessions.Load(handleResetPage(d.Logger, accounts, sessions))))
-	mux.Handle("POST /reset", formBody(smallFormBody, session.Sensitive(sessions.Load(handleReset(d.Logger, accounts, sessions)))))
+	mux.Handle("GET /reset", session.Sensitive(sessions.Load(app.ResetPage())))
+	mux.Handle("POST /reset", formBody(smallFormBody, session.Sensitive(sessions.Load(app.Reset()))))
 	mux.Handle("GET /oauth/authorize", session.Sensitive(sessions.Load(authServer.HandleAuthorize())))
 	mux.Handle("POST /oauth/authorize", formBody(smallFormBody, session.Sensitive(sessions.Load(authServer.HandleDecision()))))
 	// POST-only endpoints answer a GET with 405 rather than the GET /
@@ -71,7 +77,6 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	mux.Handle("OPTIONS /.well-known/oauth-protected-resource/mcp", oauth.Preflight())
 	// The web app: a student's studies, mastery and practice. Signed-in
 	// pages only; their forms carry the session's CSRF token.
-	app := webapp.New(d.DB, studyService, sessions, d.Logger, &webapp.Options{Notify: d.NotifyWorkers, Extractor: d.Extractor, Accounts: accounts})
 	mux.Handle("GET /app", session.Sensitive(sessions.RequireUser(app.Home())))
 	mux.Handle("POST /app/studies", formBody(studyFormBody, session.Sensitive(sessions.RequireUser(sessions.RequireCSRF(app.CreateStudy())))))
 	// Uploads: a declared length over the cap is refused before the session
@@ -124,7 +129,7 @@ func addRoutes(mux *http.ServeMux, d Deps) error {
 	if err != nil {
 		return err
 	}
-	mux.Handle("POST /mcp", mcpRoutes.guard(limitBody(mcp.MaxBodyBytes, mcp.HandleTooLarge(), oauth.RequireToken(authServer, d.Config)(compressed(mcpRoutes.endpoint)))))
+	mux.Handle("POST /mcp", mcpRoutes.guard(limitBody(mcp.MaxBodyBytes, mcp.HandleTooLarge(), oauth.RequireToken(authServer, d.Config, d.Logger)(compressed(mcpRoutes.endpoint)))))
 	mux.Handle("OPTIONS /mcp", mcpRoutes.guard(nil))
 	mux.Handle("DELETE /mcp", mcpRoutes.guard(mcp.HandleMethodNotAllowed()))
 	mux.Handle("GET /mcp", mcp.HandleGet(handleConnectPage(site)))

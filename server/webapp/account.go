@@ -7,6 +7,7 @@ import (
 
 	"github.com/studyloop/studyloop/server/account"
 	"github.com/studyloop/studyloop/server/clientaddr"
+	"github.com/studyloop/studyloop/server/respond"
 	"github.com/studyloop/studyloop/server/studyloop"
 	"github.com/studyloop/studyloop/templates"
 )
@@ -134,7 +135,7 @@ func (a *App) accountRefusal(w http.ResponseWriter, err error, invalidField stri
 	case errors.Is(err, account.ErrWrongPassword):
 		return http.StatusUnauthorized, "current", true
 	case studyloop.ErrorCode(err) == studyloop.EINVALID:
-		return http.StatusUnprocessableEntity, invalidField, true
+		return respond.StatusOf(err), invalidField, true
 	}
 	return 0, "", false
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/studyloop/studyloop/server/respond"
 	"github.com/studyloop/studyloop/server/studyloop"
 	"github.com/studyloop/studyloop/templates"
 )
@@ -26,7 +27,7 @@ func (a *App) RenameStudy() http.Handler {
 		id, title := r.PathValue("id"), r.PostFormValue("title")
 		if err := a.db.RenameStudy(ctx, user, id, title); err != nil {
 			if studyloop.ErrorCode(err) == studyloop.EINVALID {
-				a.renderStudy(w, r, http.StatusUnprocessableEntity, studyForm{title: title, renameErr: studyloop.ErrorMessage(err)})
+				a.renderStudy(w, r, respond.StatusOf(err), studyForm{title: title, renameErr: studyloop.ErrorMessage(err)})
 				return
 			}
 			a.fail(w, r, err)
@@ -54,7 +55,7 @@ func (a *App) StudySettings() http.Handler {
 		}
 		if err := a.db.SetNewPerDay(ctx, user, id, n); err != nil {
 			if studyloop.ErrorCode(err) == studyloop.EINVALID {
-				a.renderStudy(w, r, http.StatusUnprocessableEntity, studyForm{newPerDayErr: studyloop.ErrorMessage(err)})
+				a.renderStudy(w, r, respond.StatusOf(err), studyForm{newPerDayErr: studyloop.ErrorMessage(err)})
 				return
 			}
 			a.fail(w, r, err)
@@ -259,7 +260,7 @@ func (a *App) EditQuestion() http.Handler {
 				a.fail(w, r, qerr)
 				return
 			}
-			a.renderEditQuestion(w, r, http.StatusUnprocessableEntity, q, e, err)
+			a.renderEditQuestion(w, r, respond.StatusOf(err), q, e, err)
 			return
 		}
 		if err != nil {

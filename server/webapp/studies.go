@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/studyloop/studyloop/server/ratelimit"
+	"github.com/studyloop/studyloop/server/respond"
 	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/studyloop"
 	"github.com/studyloop/studyloop/templates"
@@ -148,7 +149,7 @@ func (a *App) formFailed(w http.ResponseWriter, r *http.Request, form homeForm, 
 	}
 	if code := studyloop.ErrorCode(err); code == studyloop.EINVALID || code == studyloop.ETOOLARGE || code == studyloop.EQUOTA {
 		form.err = err
-		a.renderHome(w, r, statusFor(code), form)
+		a.renderHome(w, r, respond.Status(code), form)
 		return
 	}
 	a.fail(w, r, err)

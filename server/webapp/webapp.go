@@ -25,6 +25,7 @@ import (
 	"github.com/studyloop/studyloop/server/account"
 	"github.com/studyloop/studyloop/server/extract"
 	"github.com/studyloop/studyloop/server/fsrs"
+	"github.com/studyloop/studyloop/server/respond"
 	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/studyloop"
@@ -45,6 +46,14 @@ type Options struct {
 	// Accounts changes passwords and deletes accounts. Nil:
 	// account.NewService(db, nil).
 	Accounts *account.Service
+	// SignUpsPerHour is how many sign-ups one client may make in an hour
+	// (config.Config.SignUpRateLimit); 0 sets no limit.
+	SignUpsPerHour int
+	// Mail, if non-nil, mails password reset links, and the sign-in page
+	// offers them (SMTP_URL is set).
+	Mail Mailer
+	// BaseURL is the public origin that reset links name.
+	BaseURL string
 }
 
 // Study records answers and reports mastery; *study.Service implements
@@ -55,6 +64,11 @@ type Study interface {
 	PreviewAnswer(ctx context.Context, userID, questionID int64, now time.Time) ([5]time.Time, error)
 	StudyMastery(ctx context.Context, userID int64, studyID string, now time.Time) (studyloop.StudyMastery, error)
 	MasterySummary(ctx context.Context, userID int64, now time.Time) (studyloop.MasterySummary, error)
+}
+
+// Mailer sends one plain-text email (mail.Sender).
+type Mailer interface {
+	Send(ctx context.Context, to, subject, body string) error
 }
 
 // App makes the web app's handlers.
@@ -68,6 +82,10 @@ type App struct {
 	extractor *extract.Extractor
 	accounts  *account.Service
 	uploads   *uploadSlots
+	// The signed-out pages (signin.go, reset.go).
+	signUpsPerHour int
+	mail           Mailer
+	baseURL        string
 }
 
 // New returns the web app over db and the study service, with sessions
@@ -83,6 +101,7 @@ func New(db *store.DB, study Study, sessions *session.Manager, logger *slog.Logg
 		}
 		a.extractor = opts.Extractor
 		a.accounts = opts.Accounts
+		a.signUpsPerHour, a.mail, a.baseURL = opts.SignUpsPerHour, opts.Mail, opts.BaseURL
 	}
 	if a.extractor == nil {
 		a.extractor = extract.New(nil)
@@ -112,12 +131,8 @@ func (a *App) render(w http.ResponseWriter, r *http.Request, status int, c templ
 	} else {
 		ctx = templates.WithAccountMenu(ctx, menu)
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	if err := c.Render(ctx, w); err != nil {
-		a.logger.Error("render", "path", r.URL.Path, "err", err)
-	}
+	respond.HTML(a.logger, w, r.WithContext(ctx), status, c)
 }
 
 // accountMenu is what the app header shows of the signed-in student: the
@@ -144,37 +159,21 @@ func (a *App) accountMenu(r *http.Request) (templates.AccountMenu, error) {
 	return templates.AccountMenu{Email: u.Email, CSRFToken: a.sessions.CSRFToken(ctx), SwitchURL: templates.AppPath(other, page)}, nil
 }
 
-// statusFor maps an error code to the HTTP status of the page reporting it.
-func statusFor(code string) int {
-	switch code {
-	case studyloop.ENOTFOUND:
-		return http.StatusNotFound
-	case studyloop.EINVALID:
-		return http.StatusUnprocessableEntity
-	case studyloop.ETOOLARGE:
-		return http.StatusRequestEntityTooLarge
-	case studyloop.ECONFLICT:
-		return http.StatusConflict
-	case studyloop.EQUOTA:
-		return http.StatusTooManyRequests
-	}
-	return http.StatusInternalServerError
-}
-
-// fail shows err on a page of its own. Internal errors are logged and shown
-// only as a generic message.
+// fail shows err on a page of its own, with the status respond.Status
+// gives its code. Internal errors are logged and shown only as
+// respond.ServerErrorText.
 func (a *App) fail(w http.ResponseWriter, r *http.Request, err error) {
-	code := studyloop.ErrorCode(err)
-	status := statusFor(code)
+	status, msg := respond.StatusOf(err), studyloop.ErrorMessage(err)
 	if status == http.StatusInternalServerError {
-		a.logger.Error("web app", "method", r.Method, "path", r.URL.Path, "err", err)
+		respond.LogServerError(a.logger, r, err)
+		msg = respond.ServerErrorText
 	}
 	title := http.StatusText(status)
-	if code == studyloop.ENOTFOUND {
+	if status == http.StatusNotFound {
 		title = "Not found"
 	}
 	a.render(w, r, status, templates.AppPage(templates.PageProps{
-		Title: title, Error: studyloop.ErrorMessage(err), SignedIn: true,
+		Title: title, Error: msg, SignedIn: true,
 	}))
 }
 

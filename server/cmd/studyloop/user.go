@@ -11,7 +11,7 @@ import (
 
 	"github.com/studyloop/studyloop/server/account"
 	"github.com/studyloop/studyloop/server/config"
-	"github.com/studyloop/studyloop/server/web"
+	"github.com/studyloop/studyloop/server/webapp"
 )
 
 const userUsage = `usage: studyloop user create --email E (--password P | --password-stdin)
@@ -88,6 +88,6 @@ func resetPasswordCmd(ctx context.Context, cfg config.Config, args []string, std
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "reset link for <%s>, valid once for %d minutes:\n%s\n", u.Email, int(account.ResetLifetime.Minutes()), web.ResetURL(cfg.BaseURL, tok.Token))
+	fmt.Fprintf(stdout, "reset link for <%s>, valid once for %d minutes:\n%s\n", u.Email, int(account.ResetLifetime.Minutes()), webapp.ResetURL(cfg.BaseURL, tok.Token))
 	return nil
 }

@@ -1,0 +1,35 @@
+package webapp
+
+import (
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/studyloop/studyloop/server/respond"
+	"github.com/studyloop/studyloop/server/respond/respondtest"
+	"github.com/studyloop/studyloop/server/store/storetest"
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// TestFailStatusPerCode: a page reporting an error answers the status of
+// the one table (respondtest.Cases), and an internal error shows only the
+// generic text.
+func TestFailStatusPerCode(t *testing.T) {
+	a := New(storetest.Open(t, "sqlite"), nil, nil, slog.New(slog.DiscardHandler), nil)
+	for _, c := range respondtest.Cases {
+		t.Run(c.Code, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			r := httptest.NewRequest("GET", "/app/studies/x", nil)
+			r = r.WithContext(studyloop.ContextWithUserID(r.Context(), 1))
+			a.fail(w, r, c.Err())
+			if w.Code != c.Status {
+				t.Errorf("status %d, want %d", w.Code, c.Status)
+			}
+			internal := c.Status == 500
+			if strings.Contains(w.Body.String(), respond.ServerErrorText) != internal || strings.Contains(w.Body.String(), "A "+c.Code+" error.") == internal {
+				t.Errorf("internal=%v, but the page says %.300q", internal, w.Body)
+			}
+		})
+	}
+}
