@@ -47,6 +47,11 @@ func ReadServerCard(site fs.FS) (ServerInfo, error) {
 	if err != nil {
 		return ServerInfo{}, fmt.Errorf("mcp: server card: %w", err)
 	}
+	return parseServerCard(data)
+}
+
+// parseServerCard is ReadServerCard of the card's bytes.
+func parseServerCard(data []byte) (ServerInfo, error) {
 	var card ServerCard
 	if err := json.Unmarshal(data, &card); err != nil {
 		return ServerInfo{}, fmt.Errorf("mcp: server card %s: %w", ServerCardPath, err)

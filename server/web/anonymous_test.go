@@ -102,7 +102,7 @@ func TestSignUpThrottling(t *testing.T) {
 		want       int
 	}{
 		{"2001:db8:1:2::1", "a1@example.com", http.StatusSeeOther},
-		{"2001:db8:1:2::2", "not an email", http.StatusBadRequest}, // a failed attempt counts
+		{"2001:db8:1:2::2", "not an email", http.StatusUnprocessableEntity}, // a failed attempt counts
 		{"2001:db8:1:2:ffff::9", "a2@example.com", http.StatusTooManyRequests},
 		{"2001:db8:1:3::1", "b1@example.com", http.StatusSeeOther}, // another /64
 		{"198.51.100.1", "c1@example.com", http.StatusSeeOther},

@@ -25,12 +25,12 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/studyloop/studyloop/build"
 	"github.com/studyloop/studyloop/server/config"
 	"github.com/studyloop/studyloop/server/oauth"
 	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/studyloop"
 	"github.com/studyloop/studyloop/server/web"
+	"github.com/studyloop/studyloop/server/web/webtest"
 )
 
 // protectedPath is a test-only route behind oauth.RequireToken that echoes
@@ -68,10 +68,7 @@ func startAuthServerTrusting(t testing.TB, db *store.DB, env map[string]string, 
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h, err := web.NewServer(web.Deps{Config: cfg, Logger: logger, DB: db, Site: build.Site(), ClientMetadataTestRoots: documentRoots})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := web.NewServer(webtest.Deps(t, cfg, db, webtest.Options{Logger: logger, ClientMetadataTestRoots: documentRoots}))
 	mux := http.NewServeMux()
 	mux.Handle("/", h)
 	verifier := oauth.New(db, nil, cfg, &oauth.Options{Logger: logger})

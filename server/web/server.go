@@ -1,11 +1,10 @@
-// Package web is the HTTP surface of Studyloop: one constructor, NewServer,
-// assembles every route (listed in routes.go) and the middleware around
-// them. Handlers are made by small maker functions that take exactly what
-// they use.
+// Package web is the HTTP edge of Studyloop: NewServer puts the handlers
+// the command built (deps) behind the routes listed in routes.go and the
+// middleware around every request. It builds nothing itself and cannot
+// fail; the built site is loaded by LoadSite.
 package web
 
 import (
-	"crypto/x509"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -13,45 +12,62 @@ import (
 
 	"github.com/studyloop/studyloop/server/clientaddr"
 	"github.com/studyloop/studyloop/server/config"
-	"github.com/studyloop/studyloop/server/extract"
-	"github.com/studyloop/studyloop/server/store"
+	"github.com/studyloop/studyloop/server/mcp"
+	"github.com/studyloop/studyloop/server/oauth"
+	"github.com/studyloop/studyloop/server/session"
+	"github.com/studyloop/studyloop/server/static"
+	"github.com/studyloop/studyloop/server/webapp"
 )
 
-// Deps is everything the HTTP surface needs. Every field is required unless
-// its comment says otherwise.
+// Deps is everything the HTTP surface serves, built by the command (serve)
+// or, in tests, by webtest.Deps. Every field is required unless its
+// comment says otherwise.
 type Deps struct {
 	Config config.Config
 	Logger *slog.Logger
-	DB     *store.DB
-	// Site is the built Hugo output (build.Site()).
-	Site fs.FS
-	// NotifyWorkers, if non-nil, wakes an idle study worker after a study is
-	// created (worker.Pool.Notify). Optional: workers also poll.
-	NotifyWorkers func()
-	// Extractor reads uploaded PDFs and photos; the web app asks it which
-	// uploads the server can read. Optional: nil means extract.New(nil).
-	Extractor *extract.Extractor
 	// RequestLog, if non-nil, receives the one line per request directly,
 	// formatted as Logger's JSON handler would write it (same keys and
 	// formats) at a fraction of the cost; give it the writer Logger writes
 	// to. Optional: nil sends request lines through Logger.
 	RequestLog io.Writer
-	// ClientMetadataTestRoots is for tests only (oauth.Options has the
-	// same field): nil in production.
-	ClientMetadataTestRoots *x509.CertPool
+	// Sessions are the sign-in sessions with their CSRF tokens.
+	Sessions *session.Manager
+	// OAuth is the authorization server and the bearer check of /mcp.
+	OAuth *oauth.Server
+	// Pages are the browser pages: signing in and up, password reset, the
+	// consent page and the web app.
+	Pages *webapp.App
+	// MCP are the handlers of /mcp and its discovery documents.
+	MCP mcp.Handlers
+	// Site is the built Hugo site (LoadSite).
+	Site *Site
 }
 
-// NewServer returns the whole service as one http.Handler. Studies created
-// through it are held to the account quotas of d.Config.
-func NewServer(d Deps) (http.Handler, error) {
-	d.DB = d.DB.WithQuotas(d.Config.Quotas)
+// NewServer returns the whole service as one http.Handler.
+func NewServer(d Deps) http.Handler {
 	mux := http.NewServeMux()
-	if err := addRoutes(mux, d); err != nil {
-		return nil, err
-	}
+	addRoutes(mux, d)
 	var h http.Handler = clientaddr.Resolve(d.Config.TrustedProxies, mux)
 	h = recoverPanics(d.Logger, h)
 	h = securityHeaders(d.Config, h)
 	h = logRequests(d.Logger, d.RequestLog, h)
-	return h, nil
+	return h
 }
+
+// Site is the built site, loaded once: every file from memory, with the
+// public origin in place of the one it was built with.
+type Site struct{ files *siteFiles }
+
+// LoadSite loads the built site (build.Site(), or an fstest.MapFS in
+// tests) for the public origin baseURL.
+func LoadSite(fsys fs.FS, baseURL string) (*Site, error) {
+	files, err := newSiteFiles(fsys, baseURL)
+	if err != nil {
+		return nil, err
+	}
+	return &Site{files: files}, nil
+}
+
+// Static returns the loaded files, from which /mcp serves its discovery
+// documents.
+func (s *Site) Static() *static.Site { return s.files.site }

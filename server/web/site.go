@@ -149,7 +149,7 @@ func (p *preparedResponse) write(w http.ResponseWriter, r *http.Request) {
 // replaces the build's placeholder origin (build.Placeholder).
 func newSiteFiles(fsys fs.FS, baseURL string) (*siteFiles, error) {
 	if fsys == nil {
-		return nil, errors.New("web: Deps.Site is required (build.Site(), or an fstest.MapFS in tests)")
+		return nil, errors.New("web: LoadSite needs the built site (build.Site(), or an fstest.MapFS in tests)")
 	}
 	site, err := static.Load(fsys, &static.Options{BaseURL: baseURL, Placeholder: build.Placeholder})
 	if err != nil {

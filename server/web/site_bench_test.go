@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/studyloop/studyloop/server/config"
-	"github.com/studyloop/studyloop/server/store/storetest"
 )
 
 // benchWriter is a reusable ResponseWriter that keeps what a connection
@@ -297,16 +296,7 @@ func BenchmarkSiteFullStack(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h, err := NewServer(Deps{
-		Config:     cfg,
-		Logger:     slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		RequestLog: io.Discard,
-		DB:         storetest.Open(b, "sqlite"),
-		Site:       builtSite(b),
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
+	h := NewServer(NewTestDeps(b, cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)), io.Discard))
 	for _, br := range benchRequests {
 		b.Run(br.name, func(b *testing.B) {
 			req, want := newBenchRequest(b, h, br.path, br.header, br.status)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/studyloop/studyloop/build"
 	"github.com/studyloop/studyloop/server/config"
-	"github.com/studyloop/studyloop/server/store/storetest"
 )
 
 // testOrigin is the public origin the test servers run under; the built
@@ -59,16 +58,7 @@ func newLoggingTestServer(t testing.TB, logger *slog.Logger) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := NewServer(Deps{
-		Config: cfg,
-		Logger: logger,
-		DB:     storetest.Open(t, "sqlite"),
-		Site:   builtSite(t),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
+	srv := httptest.NewServer(NewServer(NewTestDeps(t, cfg, logger, nil)))
 	t.Cleanup(srv.Close)
 	return srv
 }

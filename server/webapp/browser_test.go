@@ -17,7 +17,6 @@ import (
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
-	"github.com/studyloop/studyloop/build"
 	"github.com/studyloop/studyloop/server/browsertest"
 	"github.com/studyloop/studyloop/server/config"
 	"github.com/studyloop/studyloop/server/engine"
@@ -25,6 +24,7 @@ import (
 	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/store/storetest"
 	"github.com/studyloop/studyloop/server/web"
+	"github.com/studyloop/studyloop/server/web/webtest"
 	"github.com/studyloop/studyloop/server/worker"
 )
 
@@ -98,10 +98,7 @@ func startAppWith(t *testing.T, x *extract.Extractor, dialect string, env map[st
 	poolDone := make(chan error, 1)
 	go func() { poolDone <- pool.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-poolDone })
-	handler, err := web.NewServer(web.Deps{Config: cfg, Logger: logger, DB: db, Site: build.Site(), NotifyWorkers: pool.Notify, Extractor: x})
-	if err != nil {
-		t.Fatal(err)
-	}
+	handler := web.NewServer(webtest.Deps(t, cfg, db, webtest.Options{Logger: logger, NotifyWorkers: pool.Notify, Extractor: x}))
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: handler}}
 	srv.Start()
 	t.Cleanup(srv.Close)

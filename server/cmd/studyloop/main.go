@@ -23,7 +23,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/studyloop/studyloop/build"
 	"github.com/studyloop/studyloop/server/coalesce"
 	"github.com/studyloop/studyloop/server/config"
 	"github.com/studyloop/studyloop/server/engine"
@@ -150,15 +149,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout, 
 	// last ones go out when the server has drained.
 	requestLog := web.NewLineBuffer(stderr)
 	defer requestLog.Flush() //nolint:errcheck // nowhere left to report it
-	handler, err := web.NewServer(web.Deps{
-		Config:        cfg,
-		Logger:        logger,
-		RequestLog:    requestLog,
-		DB:            db,
-		Site:          build.Site(),
-		NotifyWorkers: pool.Notify,
-		Extractor:     extractor,
-	})
+	handler, err := newHandler(cfg, logger, requestLog, db, pool.Notify, extractor)
 	if err != nil {
 		return err
 	}
