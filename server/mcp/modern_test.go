@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/studyloop/studyloop/server/mcp"
 	"github.com/studyloop/studyloop/server/store/storetest"
+	"github.com/studyloop/studyloop/server/wiretest"
 )
 
 // meta2026 is the _meta a 2026-07-28 client sends with every request.
@@ -49,77 +51,27 @@ func (r result2026) check(tb testing.TB) {
 	}
 }
 
-// TestModernErrors checks every refusal of a 2026-07-28 request: its HTTP
-// status, JSON-RPC code and that the answer carries the request's id.
+// TestModernErrors sends the 2026-07-28 requests of
+// testdata/modern-errors.txtar and compares the answers with those
+// recorded there (go test -update records them anew): each refusal's HTTP
+// status, JSON-RPC code and message, with the request's id, and the
+// results that go through.
 func TestModernErrors(t *testing.T) {
 	e := newEnv(t, storetest.Open(t, "sqlite"))
-	list := `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{` + meta2026 + `}}`
-	call := `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"list_studies","arguments":{},` + meta2026 + `}}`
-	tests := []struct {
-		name       string
-		body       string
-		headers    []string
-		wantStatus int
-		wantCode   int // 0: a result
-	}{
-		{"tools/list", list, nil, 200, 0},
-		{"tools/call", call, nil, 200, 0},
-		{"discover without clientInfo", `{"jsonrpc":"2.0","id":5,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, nil, 200, 0},
-		{"header values with spaces", call, []string{"Mcp-Method", "  tools/call ", "Mcp-Name", " list_studies  "}, 200, 0},
-		{"lower-case header names", list, []string{"Mcp-Method", "", "mcp-method", "tools/list"}, 200, 0},
-		{"Mcp-Name in base64", call, []string{"Mcp-Name", "=?base64?bGlzdF9zdHVkaWVz?="}, 200, 0},
-		{"Mcp-Name without the base64 suffix is literal", call, []string{"Mcp-Name", "=?base64?bGlzdF9zdHVkaWVz"}, 400, -32020},
-
-		{"Mcp-Method missing", list, []string{"Mcp-Method", ""}, 400, -32020},
-		{"Mcp-Method of another method", list, []string{"Mcp-Method", "prompts/list"}, 400, -32020},
-		{"Mcp-Method in capitals", list, []string{"Mcp-Method", "TOOLS/LIST"}, 400, -32020},
-		{"Mcp-Name missing", call, []string{"Mcp-Name", ""}, 400, -32020},
-		{"Mcp-Name of another tool", call, []string{"Mcp-Name", "get_mastery"}, 400, -32020},
-		{"Mcp-Name in malformed base64", call, []string{"Mcp-Name", "=?base64?bGlzdF9zdHVkaWVz!?="}, 400, -32020},
-		{"_meta version differs from the header", strings.Replace(list, `protocolVersion":"2026-07-28"`, `protocolVersion":"v999.0.0"`, 1), nil, 400, -32020},
-		{"unsupported version", strings.Replace(list, `protocolVersion":"2026-07-28"`, `protocolVersion":"v999.0.0"`, 1), []string{"MCP-Protocol-Version", "v999.0.0"}, 400, -32022},
-
-		{"no params", `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`, nil, 400, -32602},
-		{"no _meta", `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{}}`, nil, 400, -32602},
-		{"_meta not an object", `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":[]}}`, nil, 400, -32602},
-		{"_meta without protocolVersion", `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}`, nil, 400, -32602},
-		{"protocolVersion not a string", `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":2026,"io.modelcontextprotocol/clientCapabilities":{}}}}`, nil, 400, -32602},
-		{"_meta without clientCapabilities", `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, nil, 400, -32602},
-		{"clientCapabilities not an object", `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":null}}}`, nil, 400, -32602},
-		{"unknown tool", strings.Replace(call, "list_studies", "drop_tables", 1), []string{"Mcp-Name", "drop_tables"}, 400, -32602},
-		{"tools/call without a name", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{` + meta2026 + `}}`, nil, 400, -32602},
-
-		{"initialize", `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2026-07-28","capabilities":{},"clientInfo":{"name":"t","version":"1"},` + meta2026 + `}}`, nil, 404, -32601},
-		{"ping", `{"jsonrpc":"2.0","id":7,"method":"ping","params":{` + meta2026 + `}}`, nil, 404, -32601},
-		{"unknown method", `{"jsonrpc":"2.0","id":7,"method":"resources/list","params":{` + meta2026 + `}}`, nil, 404, -32601},
+	golden := wiretest.Open(t, "testdata/modern-errors.txtar", "Content-Type")
+	golden.Rewrite = oneJSONWording
+	defaults := http.Header{
+		"Content-Type":  {"application/json"},
+		"Accept":        {"application/json, text/event-stream"},
+		"Authorization": {fmt.Sprintf("Bearer user-%d", e.alice)},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := e.post2026(t, tt.body, tt.headers...)
-			if r.status != tt.wantStatus {
-				t.Fatalf("status %d, want %d: %s", r.status, tt.wantStatus, r.body)
+	for _, c := range golden.Cases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			res, err := http.DefaultClient.Do(c.Request(t, strings.TrimSuffix(e.url, "/mcp"), defaults))
+			if err != nil {
+				t.Fatal(err)
 			}
-			out := r.rpc(t)
-			var req struct{ ID json.RawMessage }
-			json.Unmarshal([]byte(tt.body), &req)
-			if string(out.ID) != string(req.ID) {
-				t.Errorf("id %s, want %s", out.ID, req.ID)
-			}
-			if tt.wantCode == 0 {
-				if out.Error != nil {
-					t.Fatalf("error %d %s, want a result", out.Error.Code, out.Error.Message)
-				}
-				var res result2026
-				json.Unmarshal(out.Result, &res)
-				res.check(t)
-				return
-			}
-			if out.Error == nil || out.Error.Code != tt.wantCode || out.Result != nil {
-				t.Fatalf("body %s, want error %d", r.body, tt.wantCode)
-			}
-			if len(out.Error.Message) < 30 {
-				t.Errorf("message %q does not explain", out.Error.Message)
-			}
+			golden.Check(t, c, res)
 		})
 	}
 }

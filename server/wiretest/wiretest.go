@@ -4,9 +4,10 @@
 // run with -update writes the answers the server gave into the archive
 // instead of comparing them; review the diff before committing it.
 //
-// A request section is a request line ("POST /mcp"), header lines and,
-// after an empty line, the body. A header line with no value removes a
-// header the test sets by default. A response section is the status
+// A request section is a request line ("POST /mcp"), header lines ("Name:
+// value", the value as it is after one space) and, after an empty line,
+// the body. A header line with no value removes a header the test sets by
+// default. A response section is the status
 // code, the headers the archive was opened to record, an empty line and
 // the body.
 package wiretest
@@ -30,6 +31,10 @@ var update = flag.Bool("update", false, "write the answers the server gives into
 
 // Archive is one golden file.
 type Archive struct {
+	// Rewrite, if set, rewrites each answer's body before it is compared
+	// or recorded: for wording that varies from run to run by design.
+	Rewrite func(body []byte) []byte
+
 	path    string
 	headers []string // recorded in answers
 	ar      *txtar.Archive
@@ -127,7 +132,11 @@ func (a *Archive) Check(t *testing.T, c Case, res *http.Response) []byte {
 		}
 	}
 	got.WriteString("\n")
-	got.Write(body)
+	if a.Rewrite != nil {
+		got.Write(a.Rewrite(bytes.Clone(body)))
+	} else {
+		got.Write(body)
+	}
 	if !bytes.HasSuffix(got.Bytes(), []byte("\n")) {
 		got.WriteString("\n") // as txtar stores it
 	}
@@ -186,7 +195,8 @@ func parseRequest(name string, data []byte) (Case, error) {
 		if !ok {
 			return Case{}, fmt.Errorf("%s: header line %q has no colon", name, line)
 		}
-		c.Header[textproto.CanonicalMIMEHeaderKey(k)] = []string{strings.TrimSpace(v)}
+		// One space follows the colon; any more belong to the value.
+		c.Header[textproto.CanonicalMIMEHeaderKey(k)] = []string{strings.TrimPrefix(v, " ")}
 	}
 	rest, _ := io.ReadAll(r.R)
 	// txtar ends every section with a newline; the body's own last

@@ -17,8 +17,8 @@ func TestParseRequest(t *testing.T) {
 		{"no body at all", "GET /x\n", "GET", "/x", http.Header{}, ""},
 		{"leading space kept", "POST /mcp\n\n [1]\n", "POST", "/mcp", http.Header{}, " [1]"},
 		{"body ending in a newline", "POST /mcp\n\nline\n\n", "POST", "/mcp", http.Header{}, "line\n"},
-		{"headers", "POST /mcp\ncontent-type: text/plain\nAuthorization:\n\nx\n", "POST", "/mcp",
-			http.Header{"Content-Type": {"text/plain"}, "Authorization": {""}}, "x"},
+		{"headers", "POST /mcp\ncontent-type: text/plain\nAuthorization:\nMcp-Name:  spaced \n\nx\n", "POST", "/mcp",
+			http.Header{"Content-Type": {"text/plain"}, "Authorization": {""}, "Mcp-Name": {" spaced "}}, "x"},
 	}
 	for _, tt := range tests {
 		c, err := parseRequest(tt.name, []byte(tt.section))
