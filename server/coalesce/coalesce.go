@@ -1,5 +1,6 @@
-// Package coalesce sends a whole HTTP response in one write on the
-// connection when its handler asks for it.
+// Package coalesce trims what net/http costs per response on a
+// connection: a handler's whole response can leave in one write, and the
+// connection's deadlines reach the socket only when they matter.
 //
 // net/http writes a response through a 4 KiB buffer: a response longer than
 // that leaves in two or three writes, and on loopback and fast links each
@@ -7,8 +8,10 @@
 // network stack on both ends. A handler that serves a prepared response of
 // a known, modest size calls Hold; the connection then gathers everything
 // written to it and sends it in one write as soon as net/http is done with
-// the response (it resets the connection's deadlines or reads the next
-// request at that point), or when the connection closes.
+// the response (it resets the connection's deadlines at that point).
+//
+// net/http also moves the read and write deadlines eight times per
+// request; see DeadlineStep for how the connection keeps that cheap.
 //
 // Connections come from Listener, and ConnContext makes them reachable from
 // the request's context; set it as http.Server.ConnContext. Without them
@@ -20,7 +23,9 @@ package coalesce
 
 import (
 	"context"
+	"errors"
 	"net"
+	"os"
 	"sync"
 	"time"
 )
@@ -68,18 +73,87 @@ func Hold(ctx context.Context) {
 // keeps none.
 var buffers = sync.Pool{New: func() any { return new([]byte) }}
 
-// conn is a connection that can hold a response; see Hold. Its Close does
-// not send what is held: net/http sends a complete response before it
-// closes a connection (it resets the write deadline first), so only a
-// response cut short by a panic in its handler can be held then.
+// DeadlineStep is the granularity of deadlines on a connection from
+// Listener: a deadline takes effect rounded up to the next multiple of it.
+// net/http moves a connection's deadlines eight times per request (four
+// of them to a new time, each a timer operation in the runtime that cost
+// more than the rest of a static file's handling); rounded, they reach the
+// connection a few times a second, and only when it reads or writes.
+const DeadlineStep = 250 * time.Millisecond
+
+// conn is a connection that can hold a response (see Hold), and that sets
+// its deadlines on the connection beneath only when it reads or writes,
+// rounded up to DeadlineStep, or at once while a read or write is under
+// way in another goroutine. Its Close does not send what is held: net/http
+// sends a complete response before it closes a connection (it resets the
+// write deadline first), so only a response cut short by a panic in its
+// handler can be held then.
 type conn struct {
 	net.Conn
-	// mu guards the fields below, never a read or write on the
-	// connection: http.Server.Close closes connections from its own
-	// goroutine while their handlers may still write.
+	// mu guards the fields below, never a blocking read or write on the
+	// connection: net/http reads in one goroutine (the read watching for
+	// a client going away) while it writes and sets deadlines in another,
+	// and http.Server.Close closes connections from its own.
 	mu      sync.Mutex
 	holding bool
 	held    *[]byte
+	read    deadline
+	write   deadline
+}
+
+// deadline is one of a connection's deadlines: asked is the latest one
+// set, onConn the one (rounded) on the connection beneath, and busy tells
+// that a read or write using it is under way.
+type deadline struct {
+	asked, onConn time.Time
+	busy          bool
+}
+
+// round returns t rounded up to DeadlineStep; the zero time (no deadline)
+// stays zero.
+func round(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	r := t.Truncate(DeadlineStep)
+	if r.Before(t) {
+		r = r.Add(DeadlineStep)
+	}
+	return r
+}
+
+// useLocked makes d ready for a read or write: it brings the deadline
+// beneath up to date through set, or reports os.ErrDeadlineExceeded when
+// the deadline asked for has passed, as the connection beneath would.
+// c.mu is held.
+func (d *deadline) useLocked(set func(time.Time) error) error {
+	want := round(d.asked)
+	if want.Equal(d.onConn) {
+		return nil
+	}
+	if !d.asked.IsZero() && !d.asked.After(time.Now()) {
+		return os.ErrDeadlineExceeded
+	}
+	if err := set(want); err != nil {
+		return err
+	}
+	d.onConn = want
+	return nil
+}
+
+// askLocked records t, and sets it beneath at once when a read or write
+// is under way, so that a deadline in the past stops it. c.mu is held.
+func (d *deadline) askLocked(t time.Time, set func(time.Time) error) error {
+	d.asked = t
+	if !d.busy {
+		return nil
+	}
+	want := round(t)
+	if err := set(want); err != nil {
+		return err
+	}
+	d.onConn = want
+	return nil
 }
 
 func (c *conn) hold() {
@@ -88,12 +162,26 @@ func (c *conn) hold() {
 	c.mu.Unlock()
 }
 
+func (c *conn) Read(p []byte) (int, error) {
+	c.mu.Lock()
+	if err := c.read.useLocked(c.Conn.SetReadDeadline); err != nil {
+		c.mu.Unlock()
+		return 0, err
+	}
+	c.read.busy = true
+	c.mu.Unlock()
+	n, err := c.Conn.Read(p)
+	c.mu.Lock()
+	c.read.busy = false
+	c.mu.Unlock()
+	return n, err
+}
+
 // Write gathers p while holding, and writes it through otherwise.
 func (c *conn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	if !c.holding {
-		c.mu.Unlock()
-		return c.Conn.Write(p)
+		return c.writeUnlocking(p)
 	}
 	if c.held == nil {
 		c.held = buffers.Get().(*[]byte)
@@ -107,7 +195,24 @@ func (c *conn) Write(p []byte) (int, error) {
 	if err := c.send(); err != nil {
 		return 0, err
 	}
-	return c.Conn.Write(p)
+	c.mu.Lock()
+	return c.writeUnlocking(p)
+}
+
+// writeUnlocking writes p beneath under the write deadline asked for;
+// c.mu is held on entry and released during the write.
+func (c *conn) writeUnlocking(p []byte) (int, error) {
+	if err := c.write.useLocked(c.Conn.SetWriteDeadline); err != nil {
+		c.mu.Unlock()
+		return 0, err
+	}
+	c.write.busy = true
+	c.mu.Unlock()
+	n, err := c.Conn.Write(p)
+	c.mu.Lock()
+	c.write.busy = false
+	c.mu.Unlock()
+	return n, err
 }
 
 // send sends the bytes held so far in one write and ends holding.
@@ -115,11 +220,11 @@ func (c *conn) send() error {
 	c.mu.Lock()
 	held := c.held
 	c.holding, c.held = false, nil
-	c.mu.Unlock()
 	if held == nil {
+		c.mu.Unlock()
 		return nil
 	}
-	_, err := c.Conn.Write(*held)
+	_, err := c.writeUnlocking(*held)
 	*held = (*held)[:0]
 	buffers.Put(held)
 	return err
@@ -128,23 +233,29 @@ func (c *conn) send() error {
 // net/http resets a connection's write deadline once a response is
 // complete, before it reads the next request (and its read deadline when
 // it stops the read that watches for a client going away), so each of
-// these sends the response held. Read does not: the only read while a
-// response is held is that watching read, which the response must not
-// wait for.
+// these first sends the response held, under the deadline before. Read
+// does not: the only read while a response is held is that watching read,
+// which the response must not wait for.
 
 func (c *conn) SetDeadline(t time.Time) error {
 	c.send() //nolint:errcheck // a broken connection fails the next read or write too
-	return c.Conn.SetDeadline(t)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return errors.Join(c.read.askLocked(t, c.Conn.SetReadDeadline), c.write.askLocked(t, c.Conn.SetWriteDeadline))
 }
 
 func (c *conn) SetReadDeadline(t time.Time) error {
 	c.send() //nolint:errcheck // as in SetDeadline
-	return c.Conn.SetReadDeadline(t)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.read.askLocked(t, c.Conn.SetReadDeadline)
 }
 
 func (c *conn) SetWriteDeadline(t time.Time) error {
 	c.send() //nolint:errcheck // as in SetDeadline
-	return c.Conn.SetWriteDeadline(t)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.write.askLocked(t, c.Conn.SetWriteDeadline)
 }
 
 // CloseWrite sends what is held, then shuts down the writing side when the
