@@ -13,11 +13,9 @@ import (
 
 	"github.com/studyloop/studyloop/server/clientaddr"
 	"github.com/studyloop/studyloop/server/randtoken"
-	"github.com/studyloop/studyloop/server/ratelimit"
 	"github.com/studyloop/studyloop/server/respond"
 	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/studyloop"
-	"github.com/studyloop/studyloop/templates"
 )
 
 // The authorization endpoint, OAuth 2.1 §4.1.1-§4.1.2, with PKCE (S256
@@ -46,180 +44,176 @@ type pendingRequest struct {
 	Created     time.Time `json:"created"`
 }
 
+// Answer is how to answer a browser at the authorization endpoint; the
+// pages (webapp) show it. Exactly one of Redirect, Consent, Problem and
+// Err is set.
+type Answer struct {
+	// Redirect is where to send the browser (303 See Other).
+	Redirect string
+	// Consent asks the signed-in student to approve the client.
+	Consent *Consent
+	// Problem says, on a page of its own answered with Status, why the
+	// request cannot be completed; a 429 comes with RetryAfter.
+	Problem    string
+	Status     int
+	RetryAfter time.Duration
+	// Err is an internal failure: log it and answer 500.
+	Err error
+}
+
+// Consent is what the consent page shows: the client asking, where the
+// answer goes, the student's address, and the token of the pending
+// request, which the form sends back to Decide.
+type Consent struct {
+	ClientName   string
+	ClientID     string
+	ClientHost   string // the host of a metadata document URL client_id, else ""
+	RedirectHost string
+	RedirectURI  string
+	Loopback     bool // the answer goes to a program on the student's machine
+	Email        string
+	RequestToken string
+}
+
+func problem(status int, message string) Answer { return Answer{Status: status, Problem: message} }
+
 // authorizeParams are the parameters of the authorization endpoint; any
 // other is ignored.
 var authorizeParams = []string{"client_id", "redirect_uri", "response_type", "code_challenge", "code_challenge_method", "state", "scope", "resource"}
 
-// HandleAuthorize answers GET /oauth/authorize. It must be wrapped in the
-// session's Load and in session.Sensitive.
-func (s *Server) HandleAuthorize() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		// client_id and redirect_uri first: until both are known good,
-		// errors are shown here and never redirected (no open redirector).
-		for _, k := range []string{"client_id", "redirect_uri"} {
-			if len(q[k]) > 1 {
-				s.errorPage(w, r, http.StatusBadRequest, "The request names more than one "+k+".")
-				return
-			}
+// Authorize validates a request to the authorization endpoint (GET
+// /oauth/authorize, in a browser whose session is loaded) and says how to
+// answer it: a consent page for the signed-in student, a redirect (to the
+// client with an error, or to sign in first), or a problem page. A
+// pending request waits in the session for Decide.
+func (s *Server) Authorize(r *http.Request) Answer {
+	q := r.URL.Query()
+	// client_id and redirect_uri first: until both are known good,
+	// errors are shown here and never redirected (no open redirector).
+	for _, k := range []string{"client_id", "redirect_uri"} {
+		if len(q[k]) > 1 {
+			return problem(http.StatusBadRequest, "The request names more than one "+k+".")
 		}
-		clientID, redirectURI := q.Get("client_id"), q.Get("redirect_uri")
-		if clientID == "" {
-			s.errorPage(w, r, http.StatusBadRequest, "The request does not say which app is connecting (client_id is missing).")
-			return
-		}
-		client, err := s.client(r, clientID)
-		if err != nil {
-			s.clientErrorPage(w, r, clientID, err)
-			return
-		}
-		if redirectURI == "" {
-			s.errorPage(w, r, http.StatusBadRequest, "The request does not say where to send the answer (redirect_uri is missing).")
-			return
-		}
-		if !matchRedirectURI(client.RedirectURIs, redirectURI) {
-			s.errorPage(w, r, http.StatusBadRequest, "The address the answer would go to (redirect_uri) is not one the app registered.")
-			return
-		}
+	}
+	clientID, redirectURI := q.Get("client_id"), q.Get("redirect_uri")
+	if clientID == "" {
+		return problem(http.StatusBadRequest, "The request does not say which app is connecting (client_id is missing).")
+	}
+	client, err := s.client(r, clientID)
+	if err != nil {
+		return s.clientProblem(clientID, err)
+	}
+	if redirectURI == "" {
+		return problem(http.StatusBadRequest, "The request does not say where to send the answer (redirect_uri is missing).")
+	}
+	if !matchRedirectURI(client.RedirectURIs, redirectURI) {
+		return problem(http.StatusBadRequest, "The address the answer would go to (redirect_uri) is not one the app registered.")
+	}
 
-		state, hasState := q.Get("state"), q.Has("state")
-		fail := func(code, description string) {
-			s.redirectError(w, r, redirectURI, state, hasState, code, description)
+	state, hasState := q.Get("state"), q.Has("state")
+	fail := func(code, description string) Answer {
+		return Answer{Redirect: s.errorRedirect(redirectURI, state, hasState, code, description)}
+	}
+	for _, k := range authorizeParams {
+		if len(q[k]) > 1 {
+			return fail("invalid_request", "The parameter "+k+" is repeated.")
 		}
-		for _, k := range authorizeParams {
-			if len(q[k]) > 1 {
-				fail("invalid_request", "The parameter "+k+" is repeated.")
-				return
-			}
+	}
+	switch {
+	case utf8.RuneCountInString(state) > maxStateChars:
+		return fail("invalid_request", "state must be at most "+strconv.Itoa(maxStateChars)+" characters.")
+	case q.Get("response_type") != "code":
+		return fail("invalid_request", "response_type must be code.")
+	case q.Get("code_challenge") == "":
+		return fail("invalid_request", "PKCE is required: send code_challenge and code_challenge_method=S256.")
+	case !validPKCEString(q.Get("code_challenge")):
+		return fail("invalid_request", "code_challenge must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~.")
+	case q.Get("code_challenge_method") != "S256":
+		return fail("invalid_request", "code_challenge_method must be S256.")
+	}
+	// Audiences are stored canonical, as RequireToken compares them.
+	audience := s.audiences[0]
+	if q.Has("resource") {
+		audience = s.audienceFor(q.Get("resource"))
+		if audience == "" {
+			return fail("invalid_target", "resource must name this MCP server, "+s.cfg.MCPResource()+".")
 		}
-		switch {
-		case utf8.RuneCountInString(state) > maxStateChars:
-			fail("invalid_request", "state must be at most "+strconv.Itoa(maxStateChars)+" characters.")
-			return
-		case q.Get("response_type") != "code":
-			fail("invalid_request", "response_type must be code.")
-			return
-		case q.Get("code_challenge") == "":
-			fail("invalid_request", "PKCE is required: send code_challenge and code_challenge_method=S256.")
-			return
-		case !validPKCEString(q.Get("code_challenge")):
-			fail("invalid_request", "code_challenge must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~.")
-			return
-		case q.Get("code_challenge_method") != "S256":
-			fail("invalid_request", "code_challenge_method must be S256.")
-			return
-		}
-		// Audiences are stored canonical, as RequireToken compares them.
-		audience := s.audiences[0]
-		if q.Has("resource") {
-			audience = s.audienceFor(q.Get("resource"))
-			if audience == "" {
-				fail("invalid_target", "resource must name this MCP server, "+s.cfg.MCPResource()+".")
-				return
-			}
-		}
-		// scope: the scheme defines none, so any value is ignored and the
-		// granted scope is empty.
+	}
+	// scope: the scheme defines none, so any value is ignored and the
+	// granted scope is empty.
 
-		userID, ok := s.sessions.UserID(r.Context())
-		if !ok {
-			http.Redirect(w, r, session.SignInURL(r.URL.RequestURI()), http.StatusSeeOther)
-			return
-		}
-		user, err := s.store.UserByID(r.Context(), userID)
-		if err != nil {
-			s.internalErrorPage(w, r, err)
-			return
-		}
-		token := randtoken.New()
-		s.addPending(r, token, pendingRequest{
-			ClientID: client.ID, RedirectURI: redirectURI, Challenge: q.Get("code_challenge"),
-			State: state, HasState: hasState, Audience: audience, UserID: userID, Created: s.now(),
-		})
-		u, _ := url.Parse(redirectURI)
-		respond.HTML(s.logger, w, r, http.StatusOK, templates.Consent(templates.ConsentProps{
-			Page:         templates.PageProps{Title: "Connect an app to Studyloop", SignedIn: true},
-			ClientName:   client.Name,
-			ClientID:     client.ID,
-			ClientHost:   clientHost(client.ID),
-			RedirectHost: u.Host,
-			RedirectURI:  redirectURI,
-			Loopback:     isLoopbackRedirect(redirectURI),
-			Email:        user.Email,
-			RequestToken: token,
-		}))
+	userID, ok := s.sessions.UserID(r.Context())
+	if !ok {
+		return Answer{Redirect: session.SignInURL(r.URL.RequestURI())}
+	}
+	user, err := s.store.UserByID(r.Context(), userID)
+	if err != nil {
+		return Answer{Err: err}
+	}
+	token := randtoken.New()
+	s.addPending(r, token, pendingRequest{
+		ClientID: client.ID, RedirectURI: redirectURI, Challenge: q.Get("code_challenge"),
+		State: state, HasState: hasState, Audience: audience, UserID: userID, Created: s.now(),
 	})
+	u, _ := url.Parse(redirectURI)
+	return Answer{Consent: &Consent{
+		ClientName:   client.Name,
+		ClientID:     client.ID,
+		ClientHost:   clientHost(client.ID),
+		RedirectHost: u.Host,
+		RedirectURI:  redirectURI,
+		Loopback:     isLoopbackRedirect(redirectURI),
+		Email:        user.Email,
+		RequestToken: token,
+	}}
 }
 
-// HandleDecision answers POST /oauth/authorize, the consent form. It must be
-// wrapped in the session's Load and in session.Sensitive.
-func (s *Server) HandleDecision() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-		if err := r.ParseForm(); err != nil {
-			s.errorPage(w, r, http.StatusBadRequest, "The form could not be read.")
-			return
-		}
-		token := r.PostForm.Get(session.CSRFField)
-		if token == "" {
-			s.errorPage(w, r, http.StatusForbidden, "The approval form is missing its security token. Go back to the app and start connecting again.")
-			return
-		}
-		// Check the decision before taking the pending request, so that a
-		// post without one leaves the request to be answered.
-		decision := r.PostForm.Get("decision")
-		if decision != "approve" && decision != "deny" {
-			s.errorPage(w, r, http.StatusBadRequest, "Choose Approve or Deny.")
-			return
-		}
-		p, ok := s.takePending(r, token)
-		if !ok {
-			s.errorPage(w, r, http.StatusForbidden, "This approval form is not valid any more (it was already used, it expired, or it belongs to another request). Go back to the app and start connecting again.")
-			return
-		}
-		if userID, signedIn := s.sessions.UserID(r.Context()); !signedIn || userID != p.UserID {
-			s.errorPage(w, r, http.StatusForbidden, "You are no longer signed in as the student who opened this approval form. Go back to the app and start connecting again.")
-			return
-		}
-		// The client may have been removed, or its document changed,
-		// since the form was shown.
-		client, err := s.client(r, p.ClientID)
-		if err != nil {
-			s.clientErrorPage(w, r, p.ClientID, err)
-			return
-		}
-		if !matchRedirectURI(client.RedirectURIs, p.RedirectURI) {
-			s.errorPage(w, r, http.StatusBadRequest, "The app that asked for access no longer lists the address the answer would go to (redirect_uri).")
-			return
-		}
-		if decision == "deny" {
-			s.redirectError(w, r, p.RedirectURI, p.State, p.HasState, "access_denied", "The student denied access.")
-			return
-		}
-		code := "slac_" + randtoken.New()
-		now := s.now()
-		err = s.store.CreateAuthorizationCode(r.Context(), &studyloop.AuthorizationCode{
-			Hash:          hashSecret(code),
-			ClientID:      p.ClientID,
-			UserID:        p.UserID,
-			RedirectURI:   p.RedirectURI,
-			CodeChallenge: p.Challenge,
-			Audience:      p.Audience,
-			FamilyID:      randtoken.New(),
-			CreatedAt:     now,
-			ExpiresAt:     now.Add(s.codeTTL),
-		})
-		if err != nil {
-			respond.LogServerError(s.logger, r, err)
-			s.redirectError(w, r, p.RedirectURI, p.State, p.HasState, "server_error", "The authorization could not be stored.")
-			return
-		}
-		params := url.Values{"code": {code}, "iss": {s.issuer()}}
-		if p.HasState {
-			params.Set("state", p.State)
-		}
-		http.Redirect(w, r, withParams(p.RedirectURI, params), http.StatusSeeOther)
+// Decide carries out the student's decision on the pending request that
+// requestToken (the consent form's token) names: a redirect to the client
+// with a code (approve) or access_denied, or a problem page when the form
+// no longer matches a request of this student.
+func (s *Server) Decide(r *http.Request, requestToken string, approve bool) Answer {
+	p, ok := s.takePending(r, requestToken)
+	if !ok {
+		return problem(http.StatusForbidden, "This approval form is not valid any more (it was already used, it expired, or it belongs to another request). Go back to the app and start connecting again.")
+	}
+	if userID, signedIn := s.sessions.UserID(r.Context()); !signedIn || userID != p.UserID {
+		return problem(http.StatusForbidden, "You are no longer signed in as the student who opened this approval form. Go back to the app and start connecting again.")
+	}
+	// The client may have been removed, or its document changed,
+	// since the form was shown.
+	client, err := s.client(r, p.ClientID)
+	if err != nil {
+		return s.clientProblem(p.ClientID, err)
+	}
+	if !matchRedirectURI(client.RedirectURIs, p.RedirectURI) {
+		return problem(http.StatusBadRequest, "The app that asked for access no longer lists the address the answer would go to (redirect_uri).")
+	}
+	if !approve {
+		return Answer{Redirect: s.errorRedirect(p.RedirectURI, p.State, p.HasState, "access_denied", "The student denied access.")}
+	}
+	code := "slac_" + randtoken.New()
+	now := s.now()
+	err = s.store.CreateAuthorizationCode(r.Context(), &studyloop.AuthorizationCode{
+		Hash:          hashSecret(code),
+		ClientID:      p.ClientID,
+		UserID:        p.UserID,
+		RedirectURI:   p.RedirectURI,
+		CodeChallenge: p.Challenge,
+		Audience:      p.Audience,
+		FamilyID:      randtoken.New(),
+		CreatedAt:     now,
+		ExpiresAt:     now.Add(s.codeTTL),
 	})
+	if err != nil {
+		respond.LogServerError(s.logger, r, err)
+		return Answer{Redirect: s.errorRedirect(p.RedirectURI, p.State, p.HasState, "server_error", "The authorization could not be stored.")}
+	}
+	params := url.Values{"code": {code}, "iss": {s.issuer()}}
+	if p.HasState {
+		params.Set("state", p.State)
+	}
+	return Answer{Redirect: withParams(p.RedirectURI, params)}
 }
 
 // client returns the client clientID names: the one its Client ID Metadata
@@ -232,20 +226,20 @@ func (s *Server) client(r *http.Request, clientID string) (*studyloop.OAuthClien
 	return s.store.OAuthClient(r.Context(), clientID)
 }
 
-// clientErrorPage explains why the client could not be found.
-func (s *Server) clientErrorPage(w http.ResponseWriter, r *http.Request, clientID string, err error) {
+// clientProblem explains why the client could not be found.
+func (s *Server) clientProblem(clientID string, err error) Answer {
 	var derr *documentError
 	switch {
 	case errors.As(err, &derr) && derr.retryAfter > 0:
-		w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfterSeconds(derr.retryAfter)))
-		s.errorPage(w, r, http.StatusTooManyRequests, "Studyloop cannot check the app that sent you here just now: "+derr.problem+".")
+		a := problem(http.StatusTooManyRequests, "Studyloop cannot check the app that sent you here just now: "+derr.problem+".")
+		a.RetryAfter = derr.retryAfter
+		return a
 	case errors.As(err, &derr):
-		s.errorPage(w, r, http.StatusBadRequest, "The app that sent you here describes itself at "+truncate(clientID, 200)+", but that description cannot be used: "+derr.problem+".")
+		return problem(http.StatusBadRequest, "The app that sent you here describes itself at "+truncate(clientID, 200)+", but that description cannot be used: "+derr.problem+".")
 	case studyloop.ErrorCode(err) == studyloop.ENOTFOUND:
-		s.errorPage(w, r, http.StatusBadRequest, "The app that sent you here is not registered with Studyloop (unknown client_id).")
-	default:
-		s.internalErrorPage(w, r, err)
+		return problem(http.StatusBadRequest, "The app that sent you here is not registered with Studyloop (unknown client_id).")
 	}
+	return Answer{Err: err}
 }
 
 // audienceFor returns the audience a resource parameter names, or "" when it
@@ -258,14 +252,14 @@ func (s *Server) audienceFor(resource string) string {
 	return ""
 }
 
-// redirectError sends the student back to the client with an error
-// (OAuth 2.1 §4.1.2.1), always with iss.
-func (s *Server) redirectError(w http.ResponseWriter, r *http.Request, redirectURI, state string, hasState bool, code, description string) {
+// errorRedirect is the address that sends the student back to the client
+// with an error (OAuth 2.1 §4.1.2.1), always with iss.
+func (s *Server) errorRedirect(redirectURI, state string, hasState bool, code, description string) string {
 	params := url.Values{"error": {code}, "error_description": {description}, "iss": {s.issuer()}}
 	if hasState {
 		params.Set("state", state)
 	}
-	http.Redirect(w, r, withParams(redirectURI, params), http.StatusSeeOther)
+	return withParams(redirectURI, params)
 }
 
 // addPending remembers a pending request under token, keeping the newest
@@ -335,17 +329,4 @@ func validPKCEString(v string) bool {
 		}
 	}
 	return true
-}
-
-func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, status int, message string) {
-	_, signedIn := s.sessions.UserID(r.Context())
-	respond.HTML(s.logger, w, r, status, templates.OAuthError(templates.OAuthErrorProps{
-		Page:    templates.PageProps{Title: "This connection request cannot be completed", SignedIn: signedIn},
-		Message: message,
-	}))
-}
-
-func (s *Server) internalErrorPage(w http.ResponseWriter, r *http.Request, err error) {
-	respond.LogServerError(s.logger, r, err)
-	s.errorPage(w, r, http.StatusInternalServerError, respond.ServerErrorText)
 }

@@ -68,8 +68,8 @@ func addRoutes(mux *http.ServeMux, d Deps) {
 	// command), so these pages are there without SMTP_URL too.
 	mux.Handle("GET /reset", page(app.ResetPage()))
 	mux.Handle("POST /reset", pageForm(app.Reset()))
-	mux.Handle("GET /oauth/authorize", page(auth.HandleAuthorize()))
-	mux.Handle("POST /oauth/authorize", pageForm(auth.HandleDecision()))
+	mux.Handle("GET /oauth/authorize", page(app.Authorize()))
+	mux.Handle("POST /oauth/authorize", pageForm(app.Decide()))
 	// POST-only endpoints answer a GET with 405 rather than the GET /
 	// fallback's 404.
 	for _, path := range []string{"/oauth/register", "/oauth/token", "/oauth/revoke", "/app/studies", "/app/studies/pdf", "/app/studies/photos", "/app/account/password", "/app/account/delete"} {

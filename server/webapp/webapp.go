@@ -1,15 +1,22 @@
-// Package webapp is the signed-in web app: the list of a student's studies
-// with a form to create one, a study's page with its topics, mastery and
-// what is due, the pages that rename and delete a study and list, edit,
-// suspend and delete its questions, its CSV and Anki export, and practice
-// sessions that ask due questions one at a time, grade them, show the
-// feedback and schedule the rating with FSRS.
+// Package webapp holds every page people use in a browser, as methods of
+// App that return an http.Handler (routes in server/web/routes.go).
 //
-// Every handler expects the signed-in student's id in the request context
-// (session.Manager.RequireUser puts it there) and form posts to be checked
-// for the session's CSRF token (session.Manager.RequireCSRF). Everything a
-// handler reads is scoped to that student: another student's study is
-// answered exactly like a missing one, with 404.
+// Signed out (signin.go, reset.go): signing up, in and out, and resetting
+// a password by email; their forms carry the double-submit CSRF cookie's
+// token. The consent page of the OAuth authorization endpoint
+// (consent.go) shows what the Authorizer (oauth.Server) decides.
+//
+// Signed in, the web app: the list of a student's studies with a form to
+// create one, a study's page with its topics, mastery and what is due,
+// the pages that rename and delete a study and list, edit, suspend and
+// delete its questions, its CSV and Anki export, and practice sessions
+// that ask due questions one at a time, grade them, show the feedback and
+// schedule the rating with FSRS. These handlers expect the signed-in
+// student's id in the request context (session.Manager.RequireUser puts
+// it there) and form posts to be checked for the session's CSRF token
+// (session.Manager.RequireCSRF). Everything they read is scoped to that
+// student: another student's study is answered exactly like a missing
+// one, with 404.
 package webapp
 
 import (
@@ -54,6 +61,9 @@ type Options struct {
 	Mail Mailer
 	// BaseURL is the public origin that reset links name.
 	BaseURL string
+	// Authorizer is the OAuth authorization endpoint behind the consent
+	// page (oauth.Server); Authorize and Decide need it.
+	Authorizer Authorizer
 }
 
 // Study records answers and reports mastery; *study.Service implements
@@ -86,6 +96,8 @@ type App struct {
 	signUpsPerHour int
 	mail           Mailer
 	baseURL        string
+	// The consent page (consent.go).
+	authorizer Authorizer
 }
 
 // New returns the web app over db and the study service, with sessions
@@ -102,6 +114,7 @@ func New(db *store.DB, study Study, sessions *session.Manager, logger *slog.Logg
 		a.extractor = opts.Extractor
 		a.accounts = opts.Accounts
 		a.signUpsPerHour, a.mail, a.baseURL = opts.SignUpsPerHour, opts.Mail, opts.BaseURL
+		a.authorizer = opts.Authorizer
 	}
 	if a.extractor == nil {
 		a.extractor = extract.New(nil)

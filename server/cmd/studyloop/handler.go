@@ -34,6 +34,7 @@ func newHandler(cfg config.Config, logger *slog.Logger, requestLog io.Writer, db
 	accounts := account.NewService(db, nil)
 	// One study service for the web app and /mcp, sharing its mastery cache.
 	studies := study.New(db)
+	authServer := oauth.New(db, sessions, cfg, &oauth.Options{Logger: logger})
 	var sender webapp.Mailer
 	if cfg.SMTPURL != "" {
 		s, err := mail.New(cfg.SMTPURL, cfg.MailFrom)
@@ -55,10 +56,10 @@ func newHandler(cfg config.Config, logger *slog.Logger, requestLog io.Writer, db
 		Logger:     logger,
 		RequestLog: requestLog,
 		Sessions:   sessions,
-		OAuth:      oauth.New(db, sessions, cfg, &oauth.Options{Logger: logger}),
+		OAuth:      authServer,
 		Pages: webapp.New(db, studies, sessions, logger, &webapp.Options{
 			Notify: notify, Extractor: extractor, Accounts: accounts,
-			SignUpsPerHour: cfg.SignUpRateLimit, Mail: sender, BaseURL: cfg.BaseURL,
+			SignUpsPerHour: cfg.SignUpRateLimit, Mail: sender, BaseURL: cfg.BaseURL, Authorizer: authServer,
 		}),
 		MCP:  mcpHandlers,
 		Site: site,

@@ -64,6 +64,7 @@ func Deps(tb testing.TB, cfg config.Config, db *store.DB, o Options) web.Deps {
 	}
 	sessions := session.New(db.Sessions(), &session.Options{Secure: cfg.Secure(), Logger: o.Logger})
 	studies := study.New(db)
+	authServer := oauth.New(db, sessions, cfg, &oauth.Options{Logger: o.Logger, ClientMetadataTestRoots: o.ClientMetadataTestRoots})
 	var sender webapp.Mailer
 	if cfg.SMTPURL != "" {
 		s, err := mail.New(cfg.SMTPURL, cfg.MailFrom)
@@ -85,10 +86,10 @@ func Deps(tb testing.TB, cfg config.Config, db *store.DB, o Options) web.Deps {
 		Logger:     o.Logger,
 		RequestLog: o.RequestLog,
 		Sessions:   sessions,
-		OAuth:      oauth.New(db, sessions, cfg, &oauth.Options{Logger: o.Logger, ClientMetadataTestRoots: o.ClientMetadataTestRoots}),
+		OAuth:      authServer,
 		Pages: webapp.New(db, studies, sessions, o.Logger, &webapp.Options{
 			Notify: o.NotifyWorkers, Extractor: o.Extractor, Accounts: account.NewService(db, nil),
-			SignUpsPerHour: cfg.SignUpRateLimit, Mail: sender, BaseURL: cfg.BaseURL,
+			SignUpsPerHour: cfg.SignUpRateLimit, Mail: sender, BaseURL: cfg.BaseURL, Authorizer: authServer,
 		}),
 		MCP:  mcpHandlers,
 		Site: site,
