@@ -20,7 +20,7 @@ func TestChangePassword(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rt := storetest.Grant(t, db, u.ID)
+		_, rt := storetest.Grant(t, db, u.ID, storetest.SomeAgent, "https://study.example/mcp")
 		tests := []struct {
 			name, current, next string
 			want                error
@@ -89,7 +89,7 @@ func TestPasswordReset(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rt := storetest.Grant(t, db, u.ID)
+		_, rt := storetest.Grant(t, db, u.ID, storetest.SomeAgent, "https://study.example/mcp")
 		if tok, err := svc.StartReset(ctx, "nobody@example.com", "192.0.2.1"); tok != nil || err != nil {
 			t.Fatalf("unknown address: %+v, %v; want nothing and no error", tok, err)
 		}

@@ -44,7 +44,7 @@ func TestPasswordChange(t *testing.T) {
 		laptop, phone := newBrowser(t, s), newBrowser(t, s)
 		laptop.signUp(t, "", "ann@example.com", "the old password")
 		phone.signIn(t, "", "ann@example.com", "the old password")
-		rt := storetest.Grant(t, db, mustUserID(t, db, "ann@example.com"))
+		_, rt := storetest.Grant(t, db, mustUserID(t, db, "ann@example.com"), storetest.SomeAgent, "https://study.example/mcp")
 
 		page := laptop.get(t, "/app/account")
 		if page.status != http.StatusOK || !strings.Contains(page.body, `id="email">ann@example.com<`) || !strings.Contains(page.body, "1 assistant can use your studies.") {
@@ -136,7 +136,7 @@ func TestPasswordResetByEmail(t *testing.T) {
 	s := startAuthServer(t, db, map[string]string{"SMTP_URL": smtp.URL, "MAIL_FROM": "Studyloop <noreply@studyloop.example>"})
 	laptop := newBrowser(t, s)
 	laptop.signUp(t, "", "ann@example.com", "forgotten password")
-	rt := storetest.Grant(t, db, mustUserID(t, db, "ann@example.com"))
+	_, rt := storetest.Grant(t, db, mustUserID(t, db, "ann@example.com"), storetest.SomeAgent, "https://study.example/mcp")
 
 	stranger := newBrowser(t, s)
 	if p := stranger.get(t, "/signin"); !strings.Contains(p.body, `href="/signin/forgot"`) {

@@ -15,9 +15,7 @@ import (
 
 	"github.com/studyloop/studyloop/server/account"
 	"github.com/studyloop/studyloop/server/mail/mailtest"
-	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/store/storetest"
-	"github.com/studyloop/studyloop/server/studyloop"
 )
 
 // viewport is a window size the browser tests look at pages in.
@@ -121,7 +119,7 @@ func TestBrowserAccount(t *testing.T) {
 				if _, err := db.CreateStudy(ctx, ann.ID, "Optics", browserNotes); err != nil {
 					t.Fatal(err)
 				}
-				seedGrant(t, db, ann.ID, base)
+				_, refresh := storetest.Grant(t, db, ann.ID, claude, base+"/mcp")
 				other := newTab(t, 2*time.Minute)
 				other.signIn(base, "ann@example.com", "the old password")
 
@@ -160,7 +158,7 @@ func TestBrowserAccount(t *testing.T) {
 				if u := other.location(); !strings.Contains(u, "/signin?next=") {
 					t.Fatalf("the other browser is at %s after the password change", u)
 				}
-				if tok, err := db.OAuthToken(ctx, "rt"); err != nil || tok.RevokedAt.IsZero() {
+				if tok, err := db.OAuthToken(ctx, refresh); err != nil || tok.RevokedAt.IsZero() {
 					t.Fatalf("the agent's grant after the change: %+v %v", tok, err)
 				}
 
@@ -198,28 +196,9 @@ func TestBrowserAccount(t *testing.T) {
 	}
 }
 
-// seedGrant stores an approved grant of the user to an agent named Claude
-// (redirecting to claude.ai), with access and refresh token hashes "at"
-// and "rt", as an approval in the OAuth flow (tested in server/web) does.
-func seedGrant(t *testing.T, db *store.DB, userID int64, base string) {
-	t.Helper()
-	ctx := context.Background()
-	now := time.Now()
-	client := &studyloop.OAuthClient{ID: "slc_account", Name: "Claude", RedirectURIs: []string{"https://claude.ai/api/mcp/auth_callback"}, CreatedAt: now}
-	code := &studyloop.AuthorizationCode{Hash: "code", ClientID: client.ID, UserID: userID, RedirectURI: client.RedirectURIs[0], CodeChallenge: "ch", Audience: base + "/mcp", FamilyID: "fam", CreatedAt: now, ExpiresAt: now.Add(time.Minute)}
-	token := func(hash string, kind studyloop.TokenKind) *studyloop.OAuthToken {
-		return &studyloop.OAuthToken{Hash: hash, Kind: kind, FamilyID: "fam", ClientID: client.ID, UserID: userID, Audience: code.Audience, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
-	}
-	if err := db.CreateOAuthClient(ctx, client); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.CreateAuthorizationCode(ctx, code); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.RedeemAuthorizationCode(ctx, code.Hash, now, token("at", studyloop.AccessToken), token("rt", studyloop.RefreshToken)); err != nil {
-		t.Fatal(err)
-	}
-}
+// claude is the agent of the browser tests' grants: pages show its name
+// and the host of its redirect URI.
+var claude = storetest.Agent{Name: "Claude", RedirectURI: "https://claude.ai/api/mcp/auth_callback"}
 
 var resetLink = regexp.MustCompile(`http://\S+/reset\?token=\S+`)
 

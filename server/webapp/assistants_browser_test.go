@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/studyloop/studyloop/server/store/storetest"
 )
 
 // TestBrowserRevokeAssistant: in Chromium, a student with a connected
@@ -29,7 +30,7 @@ func TestBrowserRevokeAssistant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seedGrant(t, db, user.ID, base)
+	access, refresh := storetest.Grant(t, db, user.ID, claude, base+"/mcp")
 
 	browser.do("open the assistants page", chromedp.Navigate(base+"/app/assistants"), chromedp.WaitVisible(chromedp.ID("assistants")))
 	if h, name, host := browser.text("h1"), browser.text("#assistants .assistant-name"), browser.text("#assistants .assistant-host"); h != "Connected assistants" || name != "Claude" || host != "claude.ai" {
@@ -39,7 +40,7 @@ func TestBrowserRevokeAssistant(t *testing.T) {
 	if got := browser.text("#no-assistants"); got != "No assistant is connected." {
 		t.Fatalf("after revoking the page says %q", got)
 	}
-	for _, hash := range []string{"at", "rt"} {
+	for _, hash := range []string{access, refresh} {
 		if tok, err := db.OAuthToken(ctx, hash); err != nil || tok.RevokedAt.IsZero() {
 			t.Fatalf("token %s after revoking: %+v %v", hash, tok, err)
 		}

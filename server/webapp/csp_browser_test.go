@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/studyloop/studyloop/server/store"
+	"github.com/studyloop/studyloop/server/store/storetest"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -64,20 +65,10 @@ func TestBrowserPagesKeepTheContentSecurityPolicy(t *testing.T) {
 // deep, and returns its id.
 func nestedStudy(t *testing.T, db *store.DB, user int64) string {
 	t.Helper()
-	ctx := context.Background()
-	st, err := db.CreateStudy(ctx, user, "Optics", "Lenses bend light.")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok, err := db.ClaimStudy(ctx, "test", time.Minute, store.AnyLane); err != nil || !ok {
-		t.Fatalf("claim: %v %v", ok, err)
-	}
 	ex := studyloop.Extraction{Topics: []studyloop.Topic{{Parent: -1, Title: "Optics"}, {Parent: 0, Title: "Lenses"}, {Parent: 1, Title: "Convex"}}}
 	for topic := range ex.Topics {
 		ex.Questions = append(ex.Questions, studyloop.Question{Topic: topic, Type: studyloop.QuestionCloze, Prompt: "Light bends in a ____.", Answer: "lens"})
 	}
-	if err := db.CompleteStudy(ctx, st.ID, "test", ex); err != nil {
-		t.Fatal(err)
-	}
+	st, _ := storetest.CompleteStudy(t, db, user, "Optics", "Lenses bend light.", ex)
 	return st.ID
 }

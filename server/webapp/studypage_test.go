@@ -39,13 +39,6 @@ func TestStudyPageRollsUpSubtopics(t *testing.T) {
 		ctx := context.Background()
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				st, err := db.CreateStudy(ctx, alice.id, tt.name, "Lenses bend light.")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, ok, err := db.ClaimStudy(ctx, "test", time.Minute, store.AnyLane); err != nil || !ok {
-					t.Fatalf("claim: %v %v", ok, err)
-				}
 				ex := studyloop.Extraction{Topics: topics}
 				for _, leaf := range []int{2, 3} {
 					for i := range 2 {
@@ -54,13 +47,7 @@ func TestStudyPageRollsUpSubtopics(t *testing.T) {
 						})
 					}
 				}
-				if err := db.CompleteStudy(ctx, st.ID, "test", ex); err != nil {
-					t.Fatal(err)
-				}
-				qs, err := db.Questions(ctx, alice.id, st.ID)
-				if err != nil {
-					t.Fatal(err)
-				}
+				st, qs := storetest.CompleteStudy(t, db, alice.id, tt.name, "Lenses bend light.", ex)
 				for topic, ratings := range tt.answers {
 					var own []studyloop.Question
 					for _, q := range qs {

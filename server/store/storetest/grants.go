@@ -10,21 +10,31 @@ import (
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
-// Grant stores an approved agent grant of the user as the OAuth flow
-// leaves it (a client, a redeemed authorization code, an access and a
-// refresh token, all live) and returns the refresh token's hash, by which
-// db.OAuthToken finds it.
-func Grant(tb testing.TB, db *store.DB, userID int64) string {
+// Agent is the client a test grant is made to.
+type Agent struct {
+	Name        string
+	RedirectURI string
+}
+
+// SomeAgent is an agent for tests that do not care which.
+var SomeAgent = Agent{Name: "Agent", RedirectURI: "https://agent.example/cb"}
+
+// Grant stores an approved grant of the user to the agent for the
+// audience (a resource URL such as https://study.example/mcp) as the OAuth
+// flow leaves it: a newly registered client, a redeemed authorization
+// code, and a live access and refresh token. It returns the tokens'
+// hashes, by which db.OAuthToken finds them.
+func Grant(tb testing.TB, db *store.DB, userID int64, agent Agent, audience string) (accessHash, refreshHash string) {
 	tb.Helper()
 	ctx := context.Background()
 	now := time.Now()
 	unique := rand.Text()
-	client := &studyloop.OAuthClient{ID: "slc_" + unique, Name: "Agent", RedirectURIs: []string{"https://agent.example/cb"}, CreatedAt: now}
-	code := &studyloop.AuthorizationCode{Hash: "code_" + unique, ClientID: client.ID, UserID: userID, RedirectURI: client.RedirectURIs[0],
-		CodeChallenge: "challenge", Audience: "https://study.example/mcp", FamilyID: "family_" + unique, CreatedAt: now, ExpiresAt: now.Add(time.Minute)}
+	client := &studyloop.OAuthClient{ID: "slc_" + unique, Name: agent.Name, RedirectURIs: []string{agent.RedirectURI}, CreatedAt: now}
+	code := &studyloop.AuthorizationCode{Hash: "code_" + unique, ClientID: client.ID, UserID: userID, RedirectURI: agent.RedirectURI,
+		CodeChallenge: "challenge", Audience: audience, FamilyID: "family_" + unique, CreatedAt: now, ExpiresAt: now.Add(time.Minute)}
 	token := func(hash string, kind studyloop.TokenKind) *studyloop.OAuthToken {
 		return &studyloop.OAuthToken{Hash: hash, Kind: kind, FamilyID: code.FamilyID, ClientID: client.ID, UserID: userID,
-			Audience: code.Audience, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+			Audience: audience, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
 	}
 	if err := db.CreateOAuthClient(ctx, client); err != nil {
 		tb.Fatal(err)
@@ -32,9 +42,9 @@ func Grant(tb testing.TB, db *store.DB, userID int64) string {
 	if err := db.CreateAuthorizationCode(ctx, code); err != nil {
 		tb.Fatal(err)
 	}
-	refresh := "refresh_" + unique
-	if err := db.RedeemAuthorizationCode(ctx, code.Hash, now, token("access_"+unique, studyloop.AccessToken), token(refresh, studyloop.RefreshToken)); err != nil {
+	accessHash, refreshHash = "access_"+unique, "refresh_"+unique
+	if err := db.RedeemAuthorizationCode(ctx, code.Hash, now, token(accessHash, studyloop.AccessToken), token(refreshHash, studyloop.RefreshToken)); err != nil {
 		tb.Fatal(err)
 	}
-	return refresh
+	return accessHash, refreshHash
 }
