@@ -1,9 +1,10 @@
 // Package session keeps the browser sessions of signed-in students: scs/v2
 // sessions in our own database, and the small pieces other pages build on.
 //
-// To require a signed-in student on a page, wrap its handler:
+// To require a signed-in student on a page, wrap its handler, as
+// server/web/routes.go does:
 //
-//	mux.Handle("GET /app", sessions.RequireUser(handleApp(...)))
+//	sessions.RequireUser(app.Home())
 //
 // The handler then finds the user with studyloop.UserIDFromContext. Forms
 // on such pages carry sessions.CSRFToken(ctx) in a field named

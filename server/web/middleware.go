@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -8,6 +9,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/studyloop/studyloop/server/respond"
 )
 
 // statusRecorder remembers the status and size of a response for logging.
@@ -253,9 +256,8 @@ func recoverPanics(logger *slog.Logger, next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				logger.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", v)
 				w.Header().Set("Connection", "close")
-				http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+				respond.ServerError(logger, w, r, fmt.Errorf("panic: %v", v))
 			}
 		}()
 		next.ServeHTTP(w, r)

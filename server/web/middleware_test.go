@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/studyloop/studyloop/server/respond"
 )
 
 // syncBuffer is a bytes.Buffer the server's goroutines may log to.
@@ -287,5 +289,24 @@ func TestLineBufferFlushesInTime(t *testing.T) {
 	}
 	if got := out.got(); len(got) != 1 || got[0] != "a line\n" {
 		t.Errorf("writes %q, want the one line", got)
+	}
+}
+
+// TestRecoverPanics: a handler that panics is answered 500 with the one
+// generic text, and the panic is logged with the request.
+func TestRecoverPanics(t *testing.T) {
+	var log bytes.Buffer
+	h := recoverPanics(slog.New(slog.NewJSONHandler(&log, nil)), http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		panic("disk on fire")
+	}))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("POST", "/app/studies", nil))
+	if w.Code != http.StatusInternalServerError || strings.TrimSpace(w.Body.String()) != respond.ServerErrorText {
+		t.Errorf("answer %d %q, want 500 %q", w.Code, w.Body, respond.ServerErrorText)
+	}
+	for _, want := range []string{`"method":"POST"`, `"path":"/app/studies"`, `panic: disk on fire`} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("log %q lacks %s", log.String(), want)
+		}
 	}
 }

@@ -116,9 +116,8 @@ func (a *App) DeleteAccount() http.Handler {
 			a.fail(w, r, err)
 			return
 		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
-		templates.AccountDeleted().Render(ctx, w) //nolint:errcheck // the client went away
+		respond.HTML(a.logger, w, r, http.StatusOK, templates.AccountDeleted())
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/studyloop/studyloop/server/anki"
+	"github.com/studyloop/studyloop/server/respond"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -89,7 +90,7 @@ func (a *App) ExportCSV() http.Handler {
 		}
 		cw.Flush()
 		if err := cw.Error(); err != nil {
-			a.logger.Error("export csv", "path", r.URL.Path, "err", err)
+			respond.LogServerError(a.logger, r, err)
 		}
 	})
 }
@@ -112,7 +113,7 @@ func (a *App) ExportAnki() http.Handler {
 		}
 		attachment(w, ex.study.Title, ".apkg", "application/octet-stream")
 		if err := anki.Write(r.Context(), w, deck, a.now()); err != nil {
-			a.logger.Error("export apkg", "path", r.URL.Path, "err", err)
+			respond.LogServerError(a.logger, r, err)
 		}
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/studyloop/studyloop/server/extract"
+	"github.com/studyloop/studyloop/server/respond"
 	"github.com/studyloop/studyloop/server/session"
 	"github.com/studyloop/studyloop/server/studyloop"
 	"github.com/studyloop/studyloop/templates"
@@ -62,7 +63,7 @@ var errUploadExpired = studyloop.Errorf(studyloop.EINVALID, "The form has expire
 func (a *App) ParseUpload(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > MaxUploadBody {
-			a.renderHome(w, r, http.StatusRequestEntityTooLarge, homeForm{err: errUploadTooLarge})
+			a.renderHome(w, r, respond.StatusOf(errUploadTooLarge), homeForm{err: errUploadTooLarge})
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, MaxUploadBody)
@@ -91,8 +92,8 @@ func (a *App) ParseUpload(next http.Handler) http.Handler {
 		if !a.uploads.begin(user) {
 			w.Header().Set("Connection", "close")
 			w.Header().Set("Retry-After", "60")
-			a.renderHome(w, r, http.StatusTooManyRequests, homeForm{err: studyloop.Errorf(studyloop.EQUOTA,
-				"%d uploads of yours are still arriving; wait until one has finished, then send this one again.", MaxUploadsPerAccount)})
+			err := studyloop.Errorf(studyloop.EQUOTA, "%d uploads of yours are still arriving; wait until one has finished, then send this one again.", MaxUploadsPerAccount)
+			a.renderHome(w, r, respond.StatusOf(err), homeForm{err: err})
 			return
 		}
 		defer a.uploads.end(user)
@@ -144,7 +145,7 @@ func firstPartToken(mr *multipart.Reader) (string, error) {
 func (a *App) uploadUnreadable(w http.ResponseWriter, r *http.Request, err error) {
 	w.Header().Set("Connection", "close")
 	if errors.As(err, new(*http.MaxBytesError)) {
-		a.renderHome(w, r, http.StatusRequestEntityTooLarge, homeForm{err: errUploadTooLarge})
+		a.renderHome(w, r, respond.StatusOf(errUploadTooLarge), homeForm{err: errUploadTooLarge})
 		return
 	}
 	a.renderHome(w, r, http.StatusBadRequest, homeForm{err: studyloop.Errorf(studyloop.EINVALID, "The upload could not be read; choose the files and send the form again.")})
