@@ -305,3 +305,48 @@ func stemID(word string) int {
 	}
 	return h & 0x7fffffff
 }
+
+// TestExampleSlot: a blank among examples ("such as _____", "_____ and
+// Mercurial") has other right answers.
+func TestExampleSlot(t *testing.T) {
+	tests := []struct {
+		sentence, answer string
+		want             bool
+	}{
+		{"Greenhouse gases such as carbon dioxide absorb longwave radiation.", "carbon dioxide", true},
+		{"Older systems like BitKeeper kept one central copy of the history.", "BitKeeper", true},
+		{"Distributed systems such as Git and Mercurial keep a full copy in every clone.", "Git", true},
+		{"Carbon dioxide absorbs longwave radiation and warms the air.", "Carbon dioxide", false},
+		{"Git keeps a full copy of the history in every clone.", "Git", false},
+	}
+	for _, tt := range tests {
+		s := &sentence{text: tt.sentence}
+		from := strings.Index(tt.sentence, tt.answer)
+		if got := exampleSlot(s, blank{from: from, to: from + len(tt.answer)}); got != tt.want {
+			t.Errorf("exampleSlot(%q, %q) = %v, want %v", tt.sentence, tt.answer, got, tt.want)
+		}
+	}
+}
+
+// TestWorkedExampleAndOpeningNotAsked: a paragraph's worked example, from
+// the sentence that opens it, and a marked chapter's opening before its
+// first bold term give no cloze.
+func TestWorkedExampleAndOpeningNotAsked(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# Conditioning\n\nLearning theorists have long studied how taste aversion forms in animals and people.\n\n")
+	for _, term := range []string{"acquisition", "extinction", "spontaneous recovery", "stimulus generalization", "stimulus discrimination",
+		"higher-order conditioning", "neutral stimulus", "unconditioned stimulus", "conditioned stimulus", "conditioned response"} {
+		b.WriteString("In classical conditioning, **" + term + "** is a term that every student of taste aversion meets early in the course.\n\n")
+	}
+	b.WriteString("Taste aversion can follow a single meal. For example, Harry ate cotton candy at the fair and then felt sick on the ride home. " +
+		"After that evening, the taste aversion of Harry made cotton candy a conditioned stimulus for his nausea.\n")
+	ex, err := mustOffline(t).Generate(context.Background(), "", b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range ex.Questions {
+		if text := q.Prompt + " " + q.Answer; strings.Contains(text, "Harry") || strings.Contains(text, "theorists") {
+			t.Errorf("question from a worked example or the opening: %q (%q)", q.Prompt, q.Answer)
+		}
+	}
+}

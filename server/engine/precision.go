@@ -605,8 +605,8 @@ func guessable(q studyloop.Question) bool {
 		return false // a table's "He" or "0" is what its row says
 	}
 	a := strings.ToLower(strings.TrimSpace(q.Answer))
-	if isStopWord(a) || quantifierAnswers[a] || unitWords[a] {
-		return true
+	if isStopWord(a) || quantifierAnswers[a] || unitWords[a] || decades[strings.TrimPrefix(a, "the ")] {
+		return true // "the eighties" of which century?
 	}
 	if centuryAnswer.MatchString(a) && yearInPrompt.MatchString(q.Prompt) {
 		return true
@@ -678,6 +678,7 @@ func commonRun(a, b []rune) int {
 }
 
 var (
+	decades           = wordSet(`twenties thirties forties fifties sixties seventies eighties nineties`)
 	quantifierAnswers = wordSet(`none all some many most few several both either neither each every any nothing everything something always never`)
 	// unitWords are units of measure: "100 _____" for "ms" asks for a
 	// spelling, not a fact, and "milliseconds" would be marked wrong.

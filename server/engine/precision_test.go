@@ -123,6 +123,7 @@ func TestPrecisionChecks(t *testing.T) {
 		{"answer guessable", cloze("Rolled sheet iron (1728) came in the _____.", "eighteenth century"), true},
 		{"answer guessable", cloze("Rolled sheet iron came in the _____.", "eighteenth century"), false},
 		{"answer guessable", cloze("The governed feared the _____ who ruled them.", "rulers"), true},
+		{"answer guessable", cloze("The German gained upon Britain and France after the _____.", "eighties"), true},
 		{"answer guessable", cloze("Sympathetic stimulation speeds the heart, and _____ slows it.", "parasympathetic stimulation"), true},
 		{"answer guessable", cloze("The governed feared the _____ above them.", "rulers"), false},
 		{"answer guessable", cloze("The _____ is the learned response to the conditioned stimulus.", "conditioned response"), false},

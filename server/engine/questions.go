@@ -91,12 +91,18 @@ type asker struct {
 	// genericity holds generic's verdicts by phrase key.
 	genericity map[string]bool
 	rivals     map[[2]string]kin // rival's verdicts so far
-	used       map[studyloop.Span]bool
-	stem       stemmer
-	tagged     map[string][]token.Token // the tagged tokens of cloze sentences, by text
-	lex        *lexicon.Lexicon
-	recur      map[string]int  // phrase key to its occurrences in the whole study
-	marked     map[string]bool // stem keys of bold and defined terms
+	// centuries counts the questions whose answer is a century or a
+	// decade.
+	centuries int
+	// firstMark is where the first bold term of a study that marks its
+	// terms stands: the opening before it introduces, and gets no blanks.
+	firstMark int
+	used      map[studyloop.Span]bool
+	stem      stemmer
+	tagged    map[string][]token.Token // the tagged tokens of cloze sentences, by text
+	lex       *lexicon.Lexicon
+	recur     map[string]int  // phrase key to its occurrences in the whole study
+	marked    map[string]bool // stem keys of bold and defined terms
 	// asked counts the questions per answer and offered the wrong choices
 	// per choice, both by answerKey.
 	asked, offered map[string]int
@@ -167,6 +173,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 		checked: map[checkKey]error{}, genericity: map[string]bool{}, aliases: findAliases(strings.ReplaceAll(text, "**", "")), rivals: map[[2]string]kin{},
 	}
 	words := 0
+	firstBold := -1
 	a.unitCount = len(units)
 	for _, u := range units {
 		for key, list := range u.occ {
@@ -194,6 +201,9 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 		for _, b := range u.blocks {
 			for _, sp := range b.p.bold {
 				a.marked[stemKey(b.p.text[sp.Start:sp.End], stem)] = true
+				if at := b.p.source(sp.Start, sp.End).Start; firstBold < 0 || at < firstBold {
+					firstBold = at
+				}
 			}
 		}
 		for _, f := range u.facts {
@@ -201,6 +211,9 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 				a.marked[stemKey(f.term, stem)] = true
 			}
 		}
+	}
+	if len(a.marked) >= markedEnough {
+		a.firstMark = firstBold
 	}
 	var all []phrase
 	for _, u := range units {
@@ -337,6 +350,9 @@ func (a *asker) accept(q studyloop.Question) bool {
 			return false
 		}
 	}
+	if centuryOrDecade.MatchString(q.Answer) && a.centuries >= maxCenturies {
+		return false // a history's every sentence has a century; two questions of them are enough
+	}
 	if _, dup := a.seen.add(q.Prompt, q.Answer); dup {
 		return false
 	}
@@ -352,6 +368,9 @@ func (a *asker) accept(q studyloop.Question) bool {
 	}
 	a.used[q.Source] = true
 	a.asked[answerKey(q.Answer)]++
+	if centuryOrDecade.MatchString(q.Answer) {
+		a.centuries++
+	}
 	for _, c := range q.Choices {
 		if c != q.Answer {
 			a.offered[answerKey(c)]++
@@ -376,6 +395,14 @@ func (a *asker) isTerm(p phrase) bool {
 	}
 	return a.recur[p.key] >= a.minRecur && !a.generic(p)
 }
+
+// centuryOrDecade matches an answer that names a century or a decade,
+// not a year.
+var centuryOrDecade = regexp.MustCompile(`(?i)\b(century|centuries|\d{3}0s)\b`)
+
+// maxCenturies bounds the questions per study whose answer is a century
+// or a decade.
+const maxCenturies = 2
 
 // markedEnough is how many bold or defined terms a study needs before
 // its unmarked single words stop counting as terms.
@@ -663,8 +690,11 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 			break
 		}
 		for _, b := range blanks[s] {
-			if a.partOfTerm(s, b) || participleClause(s, b) || rivalNearby(s, b) {
+			if a.partOfTerm(s, b) || participleClause(s, b) || rivalNearby(s, b) || exampleSlot(s, b) || !nounPhraseAt(s, b.from, b.to) {
 				continue
+			}
+			if s.span().Start < a.firstMark {
+				break // the chapter's opening, before the first term it marks, introduces
 			}
 			q := studyloop.Question{
 				Type:   studyloop.QuestionCloze,
@@ -745,6 +775,29 @@ func rivalNearby(s *sentence, b blank) bool {
 	return false
 }
 
+// exampleOpener matches a sentence that opens a worked example or a
+// thought experiment.
+var exampleOpener = regexp.MustCompile(`(?i)^(here(’|')?s an example|here is an example|in this example|for example|for instance|consider|suppose|imagine|let(’|')?s say|say that)\b`)
+
+// exampleSlot reports whether blank b stands in a list of examples ("such
+// as _____", "like _____", "_____ and Mercurial"), where any other example
+// would be as right.
+func exampleSlot(s *sentence, b blank) bool {
+	before := strings.ToLower(strings.TrimSpace(s.text[:b.from]))
+	for _, cue := range []string{"such as", " like", "including", "e.g.", "e.g.,", "such as the", "like the", "including the"} {
+		if strings.HasSuffix(before, cue) {
+			return true
+		}
+	}
+	after := strings.TrimSpace(s.text[b.to:])
+	for _, conj := range []string{"and ", "or "} {
+		if rest, ok := strings.CutPrefix(after, conj); ok && rest != "" && !startsLower(rest) && !strings.HasPrefix(rest, "I ") {
+			return true // "_____ and Mercurial": a named sibling
+		}
+	}
+	return false
+}
+
 // participleClause reports whether blank b opens with a present
 // participle that no determiner or preposition makes a noun: "all
 // synthesizing protein in the same direction" blanks a clause, "the
@@ -789,6 +842,16 @@ func wordEnd(text string, end int) int {
 func (a *asker) anaphoric(u *unit) map[*sentence]bool {
 	out := map[*sentence]bool{}
 	for _, b := range u.blocks {
+		// A worked example's sentences speak of its made-up case
+		// ("Harry's cotton candy"), from the one that opens it on.
+		for i, s := range b.sents {
+			if exampleOpener.MatchString(s.text) {
+				for _, rest := range b.sents[i:] {
+					out[rest] = true
+				}
+				break
+			}
+		}
 		for i := 1; i < len(b.sents); i++ {
 			s, prev := b.sents[i], b.sents[i-1]
 			if !s.tagged || len(s.toks) < 3 {
