@@ -350,3 +350,27 @@ func TestWorkedExampleAndOpeningNotAsked(t *testing.T) {
 		}
 	}
 }
+
+// TestInstanceStatement: "The _____ is eating too much cotton candy"
+// states a case of the term, not the term.
+func TestInstanceStatement(t *testing.T) {
+	tests := []struct {
+		sentence, answer string
+		want             bool
+	}{
+		{"The unconditioned stimulus is eating too much cotton candy at the fair.", "unconditioned stimulus", true},
+		{"The unconditioned stimulus is a stimulus that triggers a reflex without learning.", "unconditioned stimulus", false},
+		{"Ribosomes are making proteins in the cytoplasm of every cell.", "Ribosomes", true},
+	}
+	for _, tt := range tests {
+		s := &sentence{text: tt.sentence, toks: tagSentence(tt.sentence), tagged: true}
+		s.lower = make([]string, len(s.toks))
+		for i, tok := range s.toks {
+			s.lower[i] = strings.ToLower(tok.Text)
+		}
+		from := strings.Index(tt.sentence, tt.answer)
+		if got := instanceStatement(s, blank{from: from, to: from + len(tt.answer)}); got != tt.want {
+			t.Errorf("instanceStatement(%q) = %v, want %v", tt.sentence, got, tt.want)
+		}
+	}
+}

@@ -690,7 +690,7 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 			break
 		}
 		for _, b := range blanks[s] {
-			if a.partOfTerm(s, b) || participleClause(s, b) || rivalNearby(s, b) || exampleSlot(s, b) || !nounPhraseAt(s, b.from, b.to) {
+			if a.partOfTerm(s, b) || participleClause(s, b) || rivalNearby(s, b) || exampleSlot(s, b) || !nounPhraseAt(s, b.from, b.to) || instanceStatement(s, b) {
 				continue
 			}
 			if s.span().Start < a.firstMark {
@@ -778,6 +778,19 @@ func rivalNearby(s *sentence, b blank) bool {
 // exampleOpener matches a sentence that opens a worked example or a
 // thought experiment.
 var exampleOpener = regexp.MustCompile(`(?i)^(here(’|')?s an example|here is an example|in this example|for example|for instance|consider|suppose|imagine|let(’|')?s say|say that)\b`)
+
+// instanceStatement reports whether the blank is the subject of "is" or
+// "are" and a present participle follows ("The _____ is eating too much
+// cotton candy"): a case of the term, not what the term is.
+func instanceStatement(s *sentence, b blank) bool {
+	for i, t := range s.toks {
+		if t.Start < b.to {
+			continue
+		}
+		return i+1 < len(s.toks) && beForms[s.lower[i]] && s.toks[i+1].Tag == "VBG"
+	}
+	return false
+}
 
 // exampleSlot reports whether blank b stands in a list of examples ("such
 // as _____", "like _____", "_____ and Mercurial"), where any other example
