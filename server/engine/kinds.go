@@ -285,9 +285,13 @@ func namedQuestion(s *sentence) (studyloop.Question, bool) {
 		if len(subject) > 25 || strings.Contains(s.text[:s.toks[be].Start], ",") {
 			return studyloop.Question{}, false
 		}
+		relative := false // "The period of time that begins with …"
 		for i, t := range subject {
 			passive := t.Tag == "VBD" && i+1 < len(subject) && s.lower[i+1] == "by" // "those encoded by exons"
-			if t.Tag == "PRP" || t.Tag == "VBZ" || t.Tag == "VBP" || t.Tag == "VBD" && !passive || t.Tag == "MD" {
+			if t.Tag == "WDT" || t.Tag == "WP" {
+				relative = true
+			}
+			if t.Tag == "PRP" || (t.Tag == "VBZ" || t.Tag == "VBP" || t.Tag == "VBD" && !passive || t.Tag == "MD") && !relative {
 				return studyloop.Question{}, false
 			}
 		}
@@ -370,6 +374,41 @@ func lawQuestion(s *sentence) (studyloop.Question, bool) {
 	return statedQuestion("What does "+law+" state?", m[2], s)
 }
 
+// otherName asks for the bold term that closes a sentence as another name
+// of the noun phrase before it: "… the nontemplate DNA strand, or the
+// **sense strand**." asks "What is another name for the nontemplate DNA
+// strand?". The term spans tokens i to j.
+func otherName(s *sentence, i, j int, term string) (studyloop.Question, bool) {
+	if j != len(s.toks)-1 || s.toks[j].Text != "." || i < 4 {
+		return studyloop.Question{}, false
+	}
+	k := i - 1
+	if s.lower[k] == "the" || s.lower[k] == "a" || s.lower[k] == "an" {
+		k--
+	}
+	if s.lower[k] != "or" || s.toks[k-1].Text != "," {
+		return studyloop.Question{}, false
+	}
+	end := k - 1 // the comma
+	start := -1
+	for m := end - 1; m >= 0 && m >= end-8; m-- {
+		t := s.toks[m]
+		if t.Tag == "DT" && (s.lower[m] == "the" || s.lower[m] == "a" || s.lower[m] == "an") {
+			start = m
+			break
+		}
+		if !strings.HasPrefix(t.Tag, "NN") && !strings.HasPrefix(t.Tag, "JJ") && t.Tag != "VBN" && t.Tag != "HYPH" && t.Text != "-" {
+			return studyloop.Question{}, false
+		}
+	}
+	if start < 0 || end-start < 2 {
+		return studyloop.Question{}, false
+	}
+	phrase := s.text[s.toks[start].Start:s.toks[end-1].End()]
+	term = strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(term, ""))
+	return statedQuestion("What is another name for "+lowerFirst(phrase)+"?", term, s)
+}
+
 // appositiveQuestion asks for what an appositive says a bold term is:
 // "multiply **stroke volume (SV)**, the amount of blood pumped by each
 // ventricle, by …" asks "What is meant by stroke volume?".
@@ -389,22 +428,34 @@ func appositiveQuestion(s *sentence) (studyloop.Question, bool) {
 		if j+2 < len(s.toks) && s.toks[j].Text == "(" && s.toks[j+2].Text == ")" {
 			j += 3 // the abbreviation
 		}
+		if q, ok := otherName(s, i, j, term); ok {
+			return q, true
+		}
 		if j+1 >= len(s.toks) || s.toks[j].Text != "," {
 			continue
+		}
+		if j+2 < len(s.toks) && s.lower[j+1] == "or" {
+			j++ // "**filling time**, or the duration of …"
 		}
 		switch s.lower[j+1] {
 		case "the", "a", "an":
 		default:
 			continue
 		}
-		end := -1
+		end, relative := -1, false
 		for k := j + 2; k < len(s.toks) && k <= j+18; k++ {
-			if t := s.toks[k]; t.Text == "," {
+			t := s.toks[k]
+			switch {
+			case t.Text == "," || k == len(s.toks)-1 && t.Text == ".":
 				end = k
-				break
-			} else if t.Tag == "VBZ" || t.Tag == "VBP" || t.Tag == "VBD" || t.Tag == "MD" || t.Text == "(" || t.Text == ";" {
-				break
+			case t.Tag == "WDT" || t.Tag == "WP":
+				relative = true // "the duration … during which filling occurs"
+				continue
+			case (t.Tag == "VBZ" || t.Tag == "VBP" || t.Tag == "VBD" || t.Tag == "MD") && !relative || t.Text == "(" || t.Text == ";":
+			default:
+				continue
 			}
+			break
 		}
 		if end < 0 || end-j < 4 {
 			continue

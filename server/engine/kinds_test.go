@@ -59,6 +59,15 @@ func TestStatedQuestions(t *testing.T) {
 		{"no appositive after a plain term",
 			"# Output\n\nTo find the output, multiply stroke volume, the amount of blood pumped by each ventricle, by the number of beats per minute." + filler,
 			"", ""},
+		{"named after a relative clause",
+			"# Cycle\n\nThe period of time that begins with contraction of the atria and ends with ventricular relaxation is known as the **cardiac cycle**." + filler,
+			"What is the period of time that begins with contraction of the atria and ends with ventricular relaxation called?", "cardiac cycle"},
+		{"appositive after or",
+			"# Filling\n\nOne of the primary factors to consider is **filling time**, or the duration of ventricular diastole during which filling occurs." + filler,
+			"What is meant by filling time?", "the duration of ventricular diastole during which filling occurs"},
+		{"another name",
+			"# Strands\n\nThe RNA product is almost identical to the nontemplate DNA strand, or the **sense strand**." + filler,
+			"What is another name for the nontemplate DNA strand?", "sense strand"},
 		{"proportion",
 			"# Gases\n\nThe volume of a fixed amount of gas is inversely proportional to its pressure at constant temperature." + filler,
 			"How is the volume of a fixed amount of gas related to its pressure at constant temperature?", "inversely proportional"},
@@ -136,7 +145,7 @@ func isStated(prompt string) bool {
 			return true
 		}
 	}
-	return strings.HasSuffix(prompt, " called?") || strings.HasPrefix(prompt, "How ") || strings.HasPrefix(prompt, "What does ") || strings.HasPrefix(prompt, "What is meant by ")
+	return strings.HasSuffix(prompt, " called?") || strings.HasPrefix(prompt, "How ") || strings.HasPrefix(prompt, "What does ") || strings.HasPrefix(prompt, "What is meant by ") || strings.HasPrefix(prompt, "What is another name for ")
 }
 
 // TestShuffleInSpreadsTheAnswer: over many prompts the right choice lands
