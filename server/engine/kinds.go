@@ -299,7 +299,8 @@ func namedQuestion(s *sentence) (studyloop.Question, bool) {
 		switch first {
 		case "this", "these":
 			if len(subject) < 6 {
-				return studyloop.Question{}, false // "This volume of blood": of what?
+				// "This volume of blood": of what? The sentence before says.
+				return withLeadIn(s, "What "+v+" "+lowerFirst(strings.TrimSpace(text))+" called?", term)
 			}
 			text = "the" + text[len(first):]
 		case "that", "those", "such", "it", "they":
@@ -310,6 +311,23 @@ func namedQuestion(s *sentence) (studyloop.Question, bool) {
 		prompt = "What " + v + " " + strings.TrimSpace(text) + " called?"
 	}
 	return statedQuestion(prompt, term, s)
+}
+
+// withLeadIn asks prompt after the sentence before s, which says what
+// its "this" stands for: "The ventricles now hold about 130 mL of blood.
+// What is this volume called?". That sentence must stand on its own.
+func withLeadIn(s *sentence, prompt, answer string) (studyloop.Question, bool) {
+	i := slices.Index(s.block.sents, s)
+	if i < 1 {
+		return studyloop.Question{}, false
+	}
+	prev := s.block.sents[i-1]
+	if !prev.tagged || len(prev.toks) > 40 || !endsSentence(prev.text) || strings.ContainsAny(prev.text, "?\n") || prev.hasProblem() {
+		return studyloop.Question{}, false
+	}
+	q, ok := statedQuestion(prev.text+" "+prompt, answer, s)
+	q.Source.Start = prev.span().Start
+	return q, ok
 }
 
 // boldAt returns the bold term that starts at token i of s, if one does.

@@ -107,7 +107,7 @@ func Measure(text string, ex studyloop.Extraction) Report {
 
 // asksDefinition matches the prompts that ask for a term's definition and
 // captures the term.
-var asksDefinition = regexp.MustCompile(`^What (?:is|are|does it mean to) (?:an? |the )?(.+)\?$|^What does “(.+)” mean\?$`)
+var asksDefinition = regexp.MustCompile(`^What (?:is meant by|is|are|does it mean to) (?:an? |the )?(.+)\?$|^What does “(.+)” mean\?$`)
 
 // boldNounPhrase reports whether t, set in bold, names a term rather than
 // stressing a clause: one to four words, none of them a function word but

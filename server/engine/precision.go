@@ -108,7 +108,11 @@ func needsContext(prompt string) bool {
 	if commaPronoun.MatchString(p) || backPointer.MatchString(p) {
 		return true
 	}
-	for _, m := range demonstrative.FindAllStringSubmatch(p, -1) {
+	// A demonstrative in a question after a lead-in sentence points at
+	// that sentence: "The ventricles hold 130 mL. What is this volume
+	// called?"
+	lead, _, _ := strings.Cut(p, ". What ")
+	for _, m := range demonstrative.FindAllStringSubmatch(lead, -1) {
 		next := strings.ToLower(m[2])
 		if !contextFree[next] && !(strings.EqualFold(m[1], "such") && forwardSuch[next]) {
 			return true
