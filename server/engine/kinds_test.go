@@ -281,6 +281,7 @@ func TestRivalNearby(t *testing.T) {
 		{"", "Whereas the first two positions matter most, the third position, called the wobble position, is less critical.", "wobble position", false},
 		{"The heart pumps blood through the body.", "At rest, there is little stretch of the ventricular muscle, and the sarcomeres stay short.", "ventricular muscle", false},
 		{"", "Skeletal muscle moves bones, while smooth muscle lines the gut and the blood vessels.", "smooth muscle", true},
+		{"", "Transcription proceeds from one of the two DNA strands that acts as a template, the so-called antisense strand.", "antisense strand", false},
 	}
 	for _, tt := range tests {
 		b := &block{}

@@ -722,7 +722,8 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 // and a different modifier stands in the blank's sentence or the one
 // before ("cardiac muscle" beside a blank for "ventricular muscle"): the
 // student could write it and be right. Numbers and ordinals do not make a
-// rival ("the first two positions" beside "wobble position"), nor does
+// rival ("the first two positions" beside "wobble position"), nor does a
+// phrase of the other number, which would not fit the slot, nor does
 // the aside right after the blank that names its kinds ("the two _____,
 // the tricuspid and mitral valves,").
 func rivalNearby(s *sentence, b blank) bool {
@@ -739,6 +740,7 @@ func rivalNearby(s *sentence, b blank) bool {
 	if head < 0 {
 		return false
 	}
+	headPlural := plural(strings.ToLower(s.toks[answer[len(answer)-1]].Text))
 	inAnswer := func(i int) bool { return i >= answer[0] && i <= answer[len(answer)-1] }
 	aside := -1 // the end of the aside right after the blank
 	if end := answer[len(answer)-1]; end+1 < len(s.toks) && s.toks[end+1].Text == "," {
@@ -753,6 +755,9 @@ func rivalNearby(s *sentence, b blank) bool {
 		for j := 1; j < len(x.toks); j++ {
 			if x.stems[j] != head || same && (inAnswer(j) || j > answer[len(answer)-1] && j <= aside) {
 				continue
+			}
+			if plural(strings.ToLower(x.toks[j].Text)) != headPlural {
+				continue // "one of the two DNA strands" cannot fill a slot for "antisense strand"
 			}
 			m := x.toks[j-1]
 			if !strings.HasPrefix(m.Tag, "JJ") && !strings.HasPrefix(m.Tag, "NN") && m.Tag != "VBN" {
