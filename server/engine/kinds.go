@@ -225,7 +225,7 @@ func statedQuestions(u *unit, n int) []studyloop.Question {
 		if len(out) >= n {
 			break
 		}
-		for _, ask := range []func(*sentence) (studyloop.Question, bool){namedQuestion, appositiveQuestion, lawQuestion, proportionQuestion, listQuestion, relationQuestion, whyQuestion, yearQuestion, whoQuestion} {
+		for _, ask := range []func(*sentence) (studyloop.Question, bool){namedQuestion, namedAside, appositiveQuestion, lawQuestion, proportionQuestion, listQuestion, relationQuestion, whyQuestion, yearQuestion, whoQuestion} {
 			if q, ok := ask(s); ok {
 				out = append(out, q)
 				break
@@ -281,8 +281,12 @@ func namedQuestion(s *sentence) (studyloop.Question, bool) {
 		clause := strings.TrimSpace(s.text[s.toks[1].Start:s.toks[be-2].Start])
 		prompt = "What is it called " + first + " " + clause + "?"
 	default:
-		subject := s.toks[:be]
-		if len(subject) > 25 || strings.Contains(s.text[:s.toks[be].Start], ",") {
+		from := 0
+		if len(s.toks) > 3 && contextOpeners[first] && s.toks[1].Text == "," && (s.lower[2] == "this" || s.lower[2] == "these") {
+			from, first = 2, s.lower[2] // "Consequently, this initial phase …": the lead-in says which
+		}
+		subject := s.toks[from:be]
+		if len(subject) > 25 || strings.Contains(s.text[s.toks[from].Start:s.toks[be].Start], ",") {
 			return studyloop.Question{}, false
 		}
 		relative := false // "The period of time that begins with …"
@@ -295,10 +299,10 @@ func namedQuestion(s *sentence) (studyloop.Question, bool) {
 				return studyloop.Question{}, false
 			}
 		}
-		text := s.text[:s.toks[be].Start]
+		text := s.text[s.toks[from].Start:s.toks[be].Start]
 		switch first {
 		case "this", "these":
-			if len(subject) < 6 {
+			if len(subject) < 6 || from > 0 {
 				// "This volume of blood": of what? The sentence before says.
 				return withLeadIn(s, "What "+v+" "+lowerFirst(strings.TrimSpace(text))+" called?", term)
 			}
@@ -310,7 +314,63 @@ func namedQuestion(s *sentence) (studyloop.Question, bool) {
 		}
 		prompt = "What " + v + " " + strings.TrimSpace(text) + " called?"
 	}
-	return statedQuestion(prompt, term, s)
+	return namingQuestion(prompt, term, s)
+}
+
+// namedAside asks for the bold term an aside at the end of a sentence
+// names: "The centers monitor baroreceptor firing to keep the heart
+// steady, a mechanism called the **baroreceptor reflex**." asks "The
+// centers … steady. What is this mechanism called?".
+func namedAside(s *sentence) (studyloop.Question, bool) {
+	if !s.tagged || !endsSentence(s.text) || strings.ContainsAny(s.text, "?\n;:") || s.hasProblem() {
+		return studyloop.Question{}, false
+	}
+	n := len(s.toks)
+	for k := 4; k+4 < n; k++ {
+		if s.toks[k].Text != "," || s.lower[k+1] != "a" && s.lower[k+1] != "an" {
+			continue
+		}
+		head := k + 2
+		for head+1 < n && strings.HasPrefix(s.toks[head+1].Tag, "NN") && head < k+4 {
+			head++
+		}
+		if !strings.HasPrefix(s.toks[head].Tag, "NN") {
+			return studyloop.Question{}, false
+		}
+		at := -1
+		for _, v := range namingVerbs {
+			if head+1+len(v) < n && slices.Equal(s.lower[head+1:head+1+len(v)], v) {
+				at = head + 1 + len(v)
+			}
+		}
+		if at < 0 {
+			return studyloop.Question{}, false
+		}
+		if s.lower[at] == "the" || s.lower[at] == "a" || s.lower[at] == "an" {
+			at++
+		}
+		term, ok := boldAt(s, at)
+		if !ok || !strings.HasSuffix(strings.TrimSpace(s.text[s.toks[at].Start:]), term+".") {
+			return studyloop.Question{}, false // the term must close the sentence
+		}
+		clause := s.text[:s.toks[k].Start]
+		noun := s.text[s.toks[k+2].Start:s.toks[head].End()]
+		return namingQuestion(clause+". What is this "+noun+" called?", strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(term, "")), s)
+	}
+	return studyloop.Question{}, false
+}
+
+// namingQuestion is statedQuestion for a question whose answer is a term:
+// none of the term's words but its head may stand in the prompt
+// ("baroreceptor firing … What is this mechanism called?" gives
+// "baroreceptor reflex" away; "this volume" does not give away "end
+// diastolic volume").
+func namingQuestion(prompt, term string, s *sentence) (studyloop.Question, bool) {
+	q, ok := statedQuestion(prompt, term, s)
+	if ok && answerWordInPrompt(studyloop.Question{Type: studyloop.QuestionCloze, Prompt: q.Prompt, Answer: term}, stemWord) {
+		return studyloop.Question{}, false
+	}
+	return q, ok
 }
 
 // withLeadIn asks prompt after the sentence before s, which says what
@@ -325,7 +385,7 @@ func withLeadIn(s *sentence, prompt, answer string) (studyloop.Question, bool) {
 	if !prev.tagged || len(prev.toks) > 40 || !endsSentence(prev.text) || strings.ContainsAny(prev.text, "?\n") || prev.hasProblem() {
 		return studyloop.Question{}, false
 	}
-	q, ok := statedQuestion(prev.text+" "+prompt, answer, s)
+	q, ok := namingQuestion(prev.text+" "+prompt, answer, s)
 	q.Source.Start = prev.span().Start
 	return q, ok
 }
@@ -424,7 +484,7 @@ func otherName(s *sentence, i, j int, term string) (studyloop.Question, bool) {
 	}
 	phrase := s.text[s.toks[start].Start:s.toks[end-1].End()]
 	term = strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(term, ""))
-	return statedQuestion("What is another name for "+lowerFirst(phrase)+"?", term, s)
+	return namingQuestion("What is another name for "+lowerFirst(phrase)+"?", term, s)
 }
 
 // appositiveQuestion asks for what an appositive says a bold term is:
