@@ -29,7 +29,7 @@ func ResetURL(baseURL, token string) string {
 // ForgotPage answers GET /signin/forgot.
 func (a *App) ForgotPage() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a.renderAccountPage(w, r, http.StatusOK, templates.Forgot(templates.ForgotProps{
+		respond.HTML(a.logger, w, r, http.StatusOK, templates.Forgot(templates.ForgotProps{
 			Page:      templates.PageProps{Title: "Reset your password"},
 			CSRFToken: a.sessions.AnonymousCSRFToken(w, r),
 		}))
@@ -46,7 +46,7 @@ func (a *App) Forgot() http.Handler {
 		props := templates.ForgotProps{Page: templates.PageProps{Title: "Reset your password"}, Email: email}
 		refuse := func(status int, msg string) {
 			props.CSRFToken, props.EmailError = a.sessions.AnonymousCSRFToken(w, r), msg
-			a.renderAccountPage(w, r, status, templates.Forgot(props))
+			respond.HTML(a.logger, w, r, status, templates.Forgot(props))
 		}
 		if !a.sessions.ValidAnonymousCSRF(r) {
 			refuse(http.StatusForbidden, expiredForm)
@@ -70,7 +70,7 @@ func (a *App) Forgot() http.Handler {
 			go a.sendResetLink(context.WithoutCancel(r.Context()), tok)
 		}
 		props.Sent = true
-		a.renderAccountPage(w, r, http.StatusOK, templates.Forgot(props))
+		respond.HTML(a.logger, w, r, http.StatusOK, templates.Forgot(props))
 	})
 }
 
@@ -102,7 +102,7 @@ func (a *App) ResetPage() http.Handler {
 			a.resetLinkFailed(w, r, err)
 			return
 		}
-		a.renderAccountPage(w, r, http.StatusOK, templates.Reset(templates.ResetProps{
+		respond.HTML(a.logger, w, r, http.StatusOK, templates.Reset(templates.ResetProps{
 			Page:             templates.PageProps{Title: "Choose a new password"},
 			CSRFToken:        a.sessions.AnonymousCSRFToken(w, r),
 			Token:            token,
@@ -126,7 +126,7 @@ func (a *App) Reset() http.Handler {
 		}
 		refuse := func(status int, msg string) {
 			props.CSRFToken, props.PasswordError = a.sessions.AnonymousCSRFToken(w, r), msg
-			a.renderAccountPage(w, r, status, templates.Reset(props))
+			respond.HTML(a.logger, w, r, status, templates.Reset(props))
 		}
 		if !a.sessions.ValidAnonymousCSRF(r) {
 			refuse(http.StatusForbidden, expiredForm)
@@ -159,7 +159,7 @@ func (a *App) resetLinkFailed(w http.ResponseWriter, r *http.Request, err error)
 		respond.ServerError(a.logger, w, r, err)
 		return
 	}
-	a.renderAccountPage(w, r, http.StatusGone, templates.Reset(templates.ResetProps{
+	respond.HTML(a.logger, w, r, http.StatusGone, templates.Reset(templates.ResetProps{
 		Page: templates.PageProps{Title: "Choose a new password", Error: studyloop.ErrorMessage(err)},
 	}))
 }

@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/a-h/templ"
-
 	"github.com/studyloop/studyloop/server/account"
 	"github.com/studyloop/studyloop/server/clientaddr"
 	"github.com/studyloop/studyloop/server/ratelimit"
@@ -31,7 +29,7 @@ func (a *App) SignUpPage() http.Handler {
 			http.Redirect(w, r, next, http.StatusSeeOther)
 			return
 		}
-		a.renderAccountPage(w, r, http.StatusOK, templates.SignUp(a.authForm(w, r, "Create your account", "")))
+		respond.HTML(a.logger, w, r, http.StatusOK, templates.SignUp(a.authForm(w, r, "Create your account", "")))
 	})
 }
 
@@ -43,13 +41,13 @@ func (a *App) SignUp() http.Handler {
 	attempts := ratelimit.New(a.signUpsPerHour, max(1, a.signUpsPerHour/2))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !a.sessions.ValidAnonymousCSRF(r) {
-			a.renderAccountPage(w, r, http.StatusForbidden, templates.SignUp(a.authForm(w, r, "Create your account", expiredForm)))
+			respond.HTML(a.logger, w, r, http.StatusForbidden, templates.SignUp(a.authForm(w, r, "Create your account", expiredForm)))
 			return
 		}
 		if ok, wait := attempts.Allow(clientaddr.Key(r), a.now()); !ok {
 			w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfterSeconds(wait)))
 			msg := "Too many sign-ups came from your network recently. Try again in " + studyloop.Wait(wait) + "."
-			a.renderAccountPage(w, r, http.StatusTooManyRequests, templates.SignUp(a.authForm(w, r, "Create your account", msg)))
+			respond.HTML(a.logger, w, r, http.StatusTooManyRequests, templates.SignUp(a.authForm(w, r, "Create your account", msg)))
 			return
 		}
 		u, err := a.accounts.SignUp(r.Context(), r.PostForm.Get("email"), r.PostForm.Get("password"))
@@ -59,7 +57,7 @@ func (a *App) SignUp() http.Handler {
 				respond.ServerError(a.logger, w, r, err)
 				return
 			}
-			a.renderAccountPage(w, r, status, templates.SignUp(a.authForm(w, r, "Create your account", studyloop.ErrorMessage(err))))
+			respond.HTML(a.logger, w, r, status, templates.SignUp(a.authForm(w, r, "Create your account", studyloop.ErrorMessage(err))))
 			return
 		}
 		if err := a.sessions.SignIn(r.Context(), u.ID); err != nil {
@@ -86,7 +84,7 @@ func (a *App) SignInPage() http.Handler {
 			http.Redirect(w, r, next, http.StatusSeeOther)
 			return
 		}
-		a.renderAccountPage(w, r, http.StatusOK, templates.SignIn(a.signInForm(w, r, "")))
+		respond.HTML(a.logger, w, r, http.StatusOK, templates.SignIn(a.signInForm(w, r, "")))
 	})
 }
 
@@ -96,7 +94,7 @@ func (a *App) SignInPage() http.Handler {
 func (a *App) SignIn() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !a.sessions.ValidAnonymousCSRF(r) {
-			a.renderAccountPage(w, r, http.StatusForbidden, templates.SignIn(a.signInForm(w, r, expiredForm)))
+			respond.HTML(a.logger, w, r, http.StatusForbidden, templates.SignIn(a.signInForm(w, r, expiredForm)))
 			return
 		}
 		u, err := a.accounts.SignIn(r.Context(), r.PostForm.Get("email"), r.PostForm.Get("password"), clientaddr.Key(r))
@@ -104,10 +102,10 @@ func (a *App) SignIn() http.Handler {
 		switch {
 		case errors.As(err, &throttled):
 			w.Header().Set("Retry-After", strconv.Itoa(throttled.Seconds()))
-			a.renderAccountPage(w, r, http.StatusTooManyRequests, templates.SignIn(a.signInForm(w, r, throttled.Error())))
+			respond.HTML(a.logger, w, r, http.StatusTooManyRequests, templates.SignIn(a.signInForm(w, r, throttled.Error())))
 			return
 		case errors.Is(err, account.ErrBadCredentials):
-			a.renderAccountPage(w, r, http.StatusUnauthorized, templates.SignIn(a.signInForm(w, r, studyloop.ErrorMessage(err))))
+			respond.HTML(a.logger, w, r, http.StatusUnauthorized, templates.SignIn(a.signInForm(w, r, studyloop.ErrorMessage(err))))
 			return
 		case err != nil:
 			respond.ServerError(a.logger, w, r, err)
@@ -134,7 +132,7 @@ func (a *App) SignOutPage() http.Handler {
 			}
 			props.Email, props.Page.SignedIn, props.CSRFToken = u.Email, true, a.sessions.CSRFToken(r.Context())
 		}
-		a.renderAccountPage(w, r, http.StatusOK, templates.SignOut(props))
+		respond.HTML(a.logger, w, r, http.StatusOK, templates.SignOut(props))
 	})
 }
 
@@ -149,7 +147,7 @@ func (a *App) SignOut() http.Handler {
 			respond.ServerError(a.logger, w, r, err)
 			return
 		}
-		a.renderAccountPage(w, r, http.StatusOK, templates.SignOut(templates.SignOutProps{
+		respond.HTML(a.logger, w, r, http.StatusOK, templates.SignOut(templates.SignOutProps{
 			Page: templates.PageProps{Title: "Sign out", Flash: "You are signed out."},
 		}))
 	})
@@ -166,10 +164,4 @@ func (a *App) authForm(w http.ResponseWriter, r *http.Request, title, errMsg str
 		CSRFToken:        a.sessions.AnonymousCSRFToken(w, r),
 		MinPasswordChars: account.MinPasswordChars,
 	}
-}
-
-// renderAccountPage writes a page of the signed-out part of the site
-// (sign-in, sign-up, password reset) with the given status.
-func (a *App) renderAccountPage(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
-	respond.HTML(a.logger, w, r, status, c)
 }
