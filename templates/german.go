@@ -185,6 +185,16 @@ var german = map[string]string{
 	"Conflict":                 "Konflikt",
 	"Internal Server Error":    "Interner Fehler",
 	"Too Many Requests":        "Zu viele Anfragen",
+	"Unauthorized":             "Nicht berechtigt",
+
+	// Titles and flashes of the signed-out pages and the consent page,
+	// which live in server/webapp beside the app but are served in English
+	// only so far.
+	"Reset your password":                         "Passwort zurücksetzen",
+	"Choose a new password":                       "Neues Passwort wählen",
+	"You are signed out.":                         "Du bist abgemeldet.",
+	"Connect an app to Studyloop":                 "Eine App mit Studyloop verbinden",
+	"This connection request cannot be completed": "Diese Verbindungsanfrage kann nicht abgeschlossen werden",
 
 	// Account page.
 	"Signed in as":         "Angemeldet als",
