@@ -119,11 +119,10 @@ func (l *requestLog) write(start time.Time, r *http.Request, status int, bytes i
 
 // LineBuffer gathers the lines written to it and passes them on to out
 // together: FlushInterval after the first line it holds, when
-// LineBufferSize bytes are held, and on Flush. A request
-// line written straight to a file or pipe costs a system call per request;
-// gathered, a few per second. It is safe for concurrent use; each Write
-// must be whole lines, as log/slog's handlers and the request log write
-// them.
+// LineBufferSize bytes are held, and on Flush. A request line written
+// straight to a file or pipe costs a system call per request; gathered,
+// a few per second. It is safe for concurrent use; each Write must be
+// whole lines, as log/slog's handlers and the request log write them.
 type LineBuffer struct {
 	out   io.Writer
 	mu    sync.Mutex
