@@ -655,7 +655,8 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 			marks = true
 			b.End = wordEnd(s.block.p.text, b.End)
 			if b.End <= s.start+len(s.text) && len(strings.Fields(s.block.p.text[b.Start:b.End])) <= 5 && nounPhraseAt(s, b.Start-s.start, b.End-s.start) {
-				bold = append(bold, blank{from: b.Start - s.start, to: b.End - s.start})
+				from, to := b.Start-s.start, b.End-s.start
+				bold = append(bold, blank{from: from, to: to, class: boldClass(s, from, to)})
 				score[s] += 10
 			}
 		}
@@ -778,6 +779,25 @@ func rivalNearby(s *sentence, b blank) bool {
 		return rival(sents[i-1], false)
 	}
 	return false
+}
+
+// boldClass is the phraseClass of the bold term at bytes [from, to) of s,
+// so that multiple choice can find it rivals of its kind; "" when the
+// sentence is untagged.
+func boldClass(s *sentence, from, to int) string {
+	i, j := -1, -1
+	for k, t := range s.toks {
+		if t.Start >= from && t.End() <= to {
+			if i < 0 {
+				i = k
+			}
+			j = k + 1
+		}
+	}
+	if i < 0 || !s.tagged {
+		return ""
+	}
+	return phraseClass(s, i, j)
 }
 
 // exampleOpener matches a sentence that opens a worked example or a
