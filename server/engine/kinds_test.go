@@ -340,6 +340,10 @@ func TestExampleSlot(t *testing.T) {
 		{"Distributed systems such as Git and Mercurial keep a full copy in every clone.", "Git", true},
 		{"Carbon dioxide absorbs longwave radiation and warms the air.", "Carbon dioxide", false},
 		{"Git keeps a full copy of the history in every clone.", "Git", false},
+		{"Time passes between the conditioned stimulus and the unconditioned stimulus.", "unconditioned stimulus", true},
+		{"Each cell has 4 chromosomes in its nucleus.", "chromosomes", true},
+		{"Pairing a tone with food gives higher-order conditioning, or second-order conditioning.", "higher-order conditioning", true},
+		{"As warm air rises it cools, and the water vapour condenses into droplets.", "water vapour", false},
 	}
 	for _, tt := range tests {
 		s := &sentence{text: tt.sentence}

@@ -118,11 +118,19 @@ func needsContext(prompt string) bool {
 			return true
 		}
 	}
+	if leaningPhrase.MatchString(p) {
+		return true
+	}
 	if earlyThen(words) || alsoOrThus(words) {
 		return true
 	}
 	return elsewhere.MatchString(p) && backReference.MatchString(p)
 }
+
+// leaningPhrase matches words inside a sentence that point at something
+// said before it: "however", "the two chambers", "the century" without its
+// number, "the latter".
+var leaningPhrase = regexp.MustCompile(`(?i)\bhowever\b|\bthe two \pL+|\bthe (century|latter|former)\b`)
 
 // demonstrative matches "this", "these" or "those" before a word inside a
 // sentence ("uses these molecules"): the thing it names was introduced

@@ -487,6 +487,10 @@ func askDefinition(term, def string) string {
 // 2007)".
 var citation = regexp.MustCompile(`\s*\([^()]*\b\d{4}[a-z]?\)$`)
 
+// conditional matches a definition's answer that holds a condition: the
+// sentence argues rather than defines.
+var conditional = regexp.MustCompile(`(?i)\b(provided|if|unless)\b`)
+
 // copulas are the verbs of "X is Y" definitions, as token sequences.
 var copulas = [][]string{{"is", "defined", "as"}, {"are", "defined", "as"}, {"refers", "to"}, {"refer", "to"}, {"means"}, {"is"}, {"are"}}
 
@@ -556,6 +560,9 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 		be = "are"
 	}
 	answer := citation.ReplaceAllString(s.text[s.toks[yFrom].Start:s.toks[yTo-1].End()], "")
+	if conditional.MatchString(answer) {
+		return studyloop.Question{}, false // "despotism is a legitimate mode … provided the end be …" states a judgement, not a kind
+	}
 	return studyloop.Question{
 		Type: studyloop.QuestionShortAnswer, Prompt: "What " + be + " " + x + "?",
 		Answer: answer, Source: s.span(),
@@ -818,8 +825,9 @@ func instanceStatement(s *sentence, b blank) bool {
 }
 
 // exampleSlot reports whether blank b stands in a list of examples ("such
-// as _____", "like _____", "_____ and Mercurial"), where any other example
-// would be as right.
+// as _____", "like _____", "_____ and Mercurial") or one of a pair ("X and
+// the _____"), where the other would be as right, after a count ("4
+// _____"), or before another name (", or …").
 func exampleSlot(s *sentence, b blank) bool {
 	before := strings.ToLower(strings.TrimSpace(s.text[:b.from]))
 	for _, cue := range []string{"such as", " like", "including", "e.g.", "e.g.,", "such as the", "like the", "including the"} {
@@ -827,13 +835,21 @@ func exampleSlot(s *sentence, b blank) bool {
 			return true
 		}
 	}
+	for _, conj := range []string{" and", " or", " and the", " or the"} {
+		if strings.HasSuffix(before, conj) && !strings.HasSuffix(before, ","+conj) {
+			return true // "the conditioned stimulus and the _____": one of a pair; ", and the" opens a clause
+		}
+	}
+	if last := lastWord(before); len(last) > 0 && last[0] >= '0' && last[0] <= '9' {
+		return true // "4 _____": a count's noun
+	}
 	after := strings.TrimSpace(s.text[b.to:])
 	for _, conj := range []string{"and ", "or "} {
 		if rest, ok := strings.CutPrefix(after, conj); ok && rest != "" && !startsLower(rest) && !strings.HasPrefix(rest, "I ") {
 			return true // "_____ and Mercurial": a named sibling
 		}
 	}
-	return false
+	return strings.HasPrefix(after, ", or ") // "_____, or second-order conditioning": another name follows
 }
 
 // participleClause reports whether blank b opens with a present
