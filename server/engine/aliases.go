@@ -28,11 +28,12 @@ var (
 // gives the same thing.
 type aliases map[string][]string
 
-// findAliases reads the pairs of names text states. An abbreviation pairs
+// findAliases reads the pairs of names the markdown source states. An abbreviation pairs
 // with the words it abbreviates (the last few before the bracket); "or" and
 // "also called" pair with as many words before them as the other name has,
 // ending at the bracket or comma.
-func findAliases(text string) aliases {
+func findAliases(source string) aliases {
+	text := strings.ReplaceAll(source, "**", "")
 	al := aliases{}
 	add := func(a, b string) {
 		a, b = strings.TrimSpace(a), strings.TrimSpace(b)
@@ -85,8 +86,20 @@ func findAliases(text string) aliases {
 			add(trailingContent(m[1]), m[2])
 		}
 	})
+	// Two bold terms joined by "or" name one thing: "**stop codons** or
+	// **nonsense codons**", "**end diastolic volume (EDV)** or **preload**".
+	eachWindow(source, "** or **", func(w string, at int) {
+		if m := matchAt(boldOr, w, at); m != nil {
+			a := strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(m[1], ""))
+			b := strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(m[2], ""))
+			add(a, b)
+		}
+	})
 	return al
 }
+
+// boldOr matches two bold terms joined by "or".
+var boldOr = regexp.MustCompile(`\*\*([^*\n]{2,60})\*\* or \*\*([^*\n]{2,60})\*\*`)
 
 // matchAt returns the submatches of re's match in w that covers byte at,
 // or nil.

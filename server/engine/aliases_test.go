@@ -11,7 +11,8 @@ func TestFindAliases(t *testing.T) {
 		"Classical conditioning, also called Pavlovian conditioning, pairs two stimuli. " +
 		"In operant conditioning, also known as instrumental conditioning, organisms learn from consequences. " +
 		"More thyroid hormone, or thyroxin, raises the rate. " +
-		"The cell (see Figure 2) divides."
+		"The cell (see Figure 2) divides. These are called **stop codons** or **nonsense codons**. " +
+		"This volume is the **end diastolic volume (EDV)** or **preload**."
 	al := findAliases(text)
 	tests := []struct {
 		name string
@@ -19,13 +20,15 @@ func TestFindAliases(t *testing.T) {
 	}{
 		{"heart rate", []string{"HR"}},
 		{"HR", []string{"heart rate"}},
-		{"end diastolic volume", []string{"EDV"}},
+		{"end diastolic volume", []string{"EDV", "preload"}},
 		{"polyribosome", []string{"polysome"}},
 		{"classical conditioning", []string{"Pavlovian conditioning"}},
 		{"Pavlovian conditioning", []string{"Classical conditioning"}},
 		{"operant conditioning", []string{"instrumental conditioning"}},
 		{"thyroid hormone", []string{"thyroxin"}},
 		{"cell", nil}, // a bracket that is no other name
+		{"stop codons", []string{"nonsense codons"}},
+		{"preload", []string{"end diastolic volume"}},
 	}
 	for _, tt := range tests {
 		if got := al.of(tt.name); !slices.Equal(got, tt.want) {

@@ -170,7 +170,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 		text: text, opts: opts, stem: stem, seen: newDedup(stem), pool: map[string][]phrase{}, groups: map[int][]fact{},
 		used: map[studyloop.Span]bool{}, tagged: map[string][]token.Token{}, lex: lexicon.Default(),
 		recur: map[string]int{}, units: map[string]int{}, termKeys: map[string]bool{}, marked: map[string]bool{}, asked: map[string]int{}, offered: map[string]int{},
-		checked: map[checkKey]error{}, genericity: map[string]bool{}, aliases: findAliases(strings.ReplaceAll(text, "**", "")), rivals: map[[2]string]kin{},
+		checked: map[checkKey]error{}, genericity: map[string]bool{}, aliases: findAliases(text), rivals: map[[2]string]kin{},
 	}
 	words := 0
 	firstBold := -1
