@@ -243,6 +243,7 @@ func TestNotePairs(t *testing.T) {
 		"- marginal prob: based on one variable only, from row or column totals\n" +
 		"- P(A and B) = P(A) x P(B) when the events are independent\n" +
 		"- deck of 52 cards = thirteen diamonds and twelve face cards\n" +
+		"- truth = labels from a team of people: fashion or not\n" +
 		"- ex: a die shows one of six faces, each equally likely\n"
 	ex, err := mustOffline(t).Generate(context.Background(), "", text)
 	if err != nil {
@@ -397,6 +398,21 @@ func TestInstanceStatement(t *testing.T) {
 		from := strings.Index(tt.sentence, tt.answer)
 		if got := instanceStatement(s, blank{from: from, to: from + len(tt.answer)}); got != tt.want {
 			t.Errorf("instanceStatement(%q) = %v, want %v", tt.sentence, got, tt.want)
+		}
+	}
+}
+
+// TestAskDefinition: "What does it mean to X?" only of a verb; any other
+// term is asked "What does “X” mean?".
+func TestAskDefinition(t *testing.T) {
+	tests := []struct{ term, def, want string }{
+		{"vectorize", "To write code that works on whole arrays at once.", "What does it mean to vectorize?"},
+		{"aggregation", "To combine many values into one.", "What does “aggregation” mean?"},
+		{"stream", "A sequence of data read one piece at a time.", "What does “stream” mean?"},
+	}
+	for _, tt := range tests {
+		if got := askDefinition(tt.term, tt.def); got != tt.want {
+			t.Errorf("askDefinition(%q) = %q, want %q", tt.term, got, tt.want)
 		}
 	}
 }

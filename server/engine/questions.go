@@ -477,7 +477,9 @@ const maxRecalledWords = 30
 // "What does “stream” mean?", which needs no article and so cannot get a
 // mass noun's ("a literate programming") wrong.
 func askDefinition(term, def string) string {
-	if strings.EqualFold(firstWord(def), "to") && !strings.Contains(term, " ") && !strings.HasSuffix(term, "ing") && !strings.HasSuffix(term, "ed") {
+	lex := lexicon.Default()
+	verb := lex.IsVerb(term) || !lex.IsNoun(term) && !strings.HasSuffix(term, "ing") && !strings.HasSuffix(term, "ed") // "vectorize", not "aggregation"
+	if strings.EqualFold(firstWord(def), "to") && !strings.Contains(term, " ") && verb {
 		return "What does it mean to " + term + "?"
 	}
 	return "What does “" + term + "” mean?"

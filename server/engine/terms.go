@@ -173,7 +173,8 @@ func (a *asker) termPair(f fact) bool {
 			other++
 		}
 	}
-	if strings.Contains(f.def, "=") || strings.Contains(f.def, "->") || letters < 3*other {
+	if strings.ContainsAny(f.def, "=:") || strings.Contains(f.def, "->") || letters < 3*other {
+		// A formula, or a label list ("human labels: fashion / not").
 		return false
 	}
 	return len(strings.Fields(f.def)) >= 3 && !strings.HasPrefix(f.def, "See ")

@@ -255,6 +255,10 @@ func (l *Lexicon) ancestors(synsets []int32) map[int32]int {
 	return out
 }
 
+// IsVerb reports whether WordNet lists s as a one-word verb in its base
+// form: "vectorize", not "aggregation".
+func (l *Lexicon) IsVerb(s string) bool { return l.verbs[strings.ToLower(s)] }
+
 // VerbBase is the lemma of a verb's past form ("opened" to "open",
 // "carried" to "carry", "led" to "lead"), when WordNet knows the verb.
 func (l *Lexicon) VerbBase(past string) (string, bool) {
