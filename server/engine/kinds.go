@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/studyloop/studyloop/server/lexicon"
 	"github.com/studyloop/studyloop/server/studyloop"
@@ -162,6 +164,11 @@ func whyQuestion(s *sentence) (studyloop.Question, bool) {
 	}
 	if first := s.lower[0]; (first == "the" || first == "this" || first == "these") && verb <= 2 {
 		return studyloop.Question{}, false // "the output" names something said before
+	}
+	for _, t := range main[:verb] {
+		if utf8.RuneCountInString(t.Text) == 1 && unicode.IsLetter([]rune(t.Text)[0]) && t.Text != "I" {
+			return studyloop.Question{}, false // "the proportionality to m": a variable of an equation not in the question
+		}
 	}
 	text := s.text
 	subject := lowerFirstUnlessName(text[main[0].Start:main[verb-1].End()], main[0].Tag)

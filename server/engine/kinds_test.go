@@ -35,6 +35,9 @@ func TestStatedQuestions(t *testing.T) {
 		{"why with a present verb",
 			"# Leaves\n\nGreen leaves look green because chlorophyll reflects green light." + filler,
 			"Why do green leaves look green?", "because chlorophyll reflects green light"},
+		{"why refuses a variable",
+			"# Energy\n\nThe proportionality to m is inevitable because we add up the energy of every part of a system." + filler,
+			"", ""},
 		{"why refuses a past tense",
 			"# History\n\nThe cotton mills moved north because the rivers turned their wheels." + filler,
 			"", ""},
@@ -414,5 +417,31 @@ func TestAskDefinition(t *testing.T) {
 		if got := askDefinition(tt.term, tt.def); got != tt.want {
 			t.Errorf("askDefinition(%q) = %q, want %q", tt.term, got, tt.want)
 		}
+	}
+}
+
+// TestLeadInSentenceNotAskedAgain: the sentence a naming question uses as
+// its lead-in gives no other question.
+func TestLeadInSentenceNotAskedAgain(t *testing.T) {
+	text := "# Splicing\n\nIntrons can be spliced out of the pre-mRNA differently, so various exons end up in the final mRNA product. " +
+		"This process is known as **alternative splicing**. " +
+		"Spliceosomes remove introns from the pre-mRNA inside the nucleus of the cell."
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lead := strings.Index(text, "Introns can")
+	found := false
+	for _, q := range ex.Questions {
+		if strings.Contains(q.Prompt, ". What is this process called?") {
+			found = true
+			continue
+		}
+		if q.Source.Start <= lead && lead < q.Source.End {
+			t.Errorf("the lead-in sentence is asked again: %q", q.Prompt)
+		}
+	}
+	if !found {
+		t.Errorf("no naming question after the lead-in among %+v", ex.Questions)
 	}
 }

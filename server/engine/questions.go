@@ -98,11 +98,14 @@ type asker struct {
 	// terms stands: the opening before it introduces, and gets no blanks.
 	firstMark int
 	used      map[studyloop.Span]bool
-	stem      stemmer
-	tagged    map[string][]token.Token // the tagged tokens of cloze sentences, by text
-	lex       *lexicon.Lexicon
-	recur     map[string]int  // phrase key to its occurrences in the whole study
-	marked    map[string]bool // stem keys of bold and defined terms
+	// leadIns are the sources of questions asked after a lead-in
+	// sentence.
+	leadIns []studyloop.Span
+	stem    stemmer
+	tagged  map[string][]token.Token // the tagged tokens of cloze sentences, by text
+	lex     *lexicon.Lexicon
+	recur   map[string]int  // phrase key to its occurrences in the whole study
+	marked  map[string]bool // stem keys of bold and defined terms
 	// asked counts the questions per answer and offered the wrong choices
 	// per choice, both by answerKey.
 	asked, offered map[string]int
@@ -342,7 +345,7 @@ func numeralOrdinal(answer string) string {
 func (a *asker) accept(q studyloop.Question) bool {
 	// One question per sentence or fact: asking the same thing twice, even
 	// in two forms, is a near-duplicate.
-	if a.used[q.Source] || a.check(q) != nil {
+	if a.used[q.Source] || a.overlapsLeadIn(q.Source) || a.check(q) != nil {
 		return false
 	}
 	for _, c := range q.Choices {
@@ -367,6 +370,9 @@ func (a *asker) accept(q studyloop.Question) bool {
 		}
 	}
 	a.used[q.Source] = true
+	if strings.Contains(q.Prompt, ". What ") {
+		a.leadIns = append(a.leadIns, q.Source)
+	}
 	a.asked[answerKey(q.Answer)]++
 	if centuryOrDecade.MatchString(q.Answer) {
 		a.centuries++
@@ -807,6 +813,18 @@ func boldClass(s *sentence, from, to int) string {
 		return ""
 	}
 	return phraseClass(s, i, j)
+}
+
+// overlapsLeadIn reports whether span overlaps the source of a question
+// asked after a lead-in sentence, which covers two sentences: neither may
+// be asked again.
+func (a *asker) overlapsLeadIn(span studyloop.Span) bool {
+	for _, l := range a.leadIns {
+		if span.Start < l.End && l.Start < span.End {
+			return true
+		}
+	}
+	return false
 }
 
 // exampleOpener matches a sentence that opens a worked example or a
