@@ -101,11 +101,16 @@ type asker struct {
 	// leadIns are the sources of questions asked after a lead-in
 	// sentence.
 	leadIns []studyloop.Span
-	stem    stemmer
-	tagged  map[string][]token.Token // the tagged tokens of cloze sentences, by text
-	lex     *lexicon.Lexicon
-	recur   map[string]int  // phrase key to its occurrences in the whole study
-	marked  map[string]bool // stem keys of bold and defined terms
+	// marks are the study's bold terms, the wrong choices of questions
+	// that ask for one.
+	marks []markedTerm
+	// markAt finds a term of marks by its stem key.
+	markAt map[string]int
+	stem   stemmer
+	tagged map[string][]token.Token // the tagged tokens of cloze sentences, by text
+	lex    *lexicon.Lexicon
+	recur  map[string]int  // phrase key to its occurrences in the whole study
+	marked map[string]bool // stem keys of bold and defined terms
 	// asked counts the questions per answer and offered the wrong choices
 	// per choice, both by answerKey.
 	asked, offered map[string]int
@@ -218,6 +223,9 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 	if len(a.marked) >= markedEnough {
 		a.firstMark = firstBold
 	}
+	a.marks = markedTerms(units, a.lex, stem)
+	a.addRecurringTerms(units)
+	a.findLists()
 	var all []phrase
 	for _, u := range units {
 		all = append(all, u.phrases[:min(len(u.phrases), phrasesPerClass)]...)
@@ -263,6 +271,7 @@ func (a *asker) ask(ctx context.Context, u *unit) error {
 	n := want * candidatesFactor
 	src := a.rankSentences(u, minClozeTokens)
 	got := a.take(ctx, u, want, [][]studyloop.Question{
+		a.boldQuestions(u, n),
 		a.shortAnswers(u, n),
 		statedQuestions(u, n),
 		eventOrder(u),

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -85,13 +86,18 @@ func genericPhrase(lex *lexicon.Lexicon, phrase string, recurs int) bool {
 	return recurs < 3
 }
 
-// headNoun is the last word of a noun phrase, lower-cased.
+// headNoun is the head of a noun phrase, lower-cased: its last word, or
+// the word before "of" ("elasticity" of "price elasticity of demand").
 func headNoun(phrase string) string {
 	words := strings.Fields(strings.ToLower(phrase))
 	if len(words) == 0 {
 		return ""
 	}
-	return strings.Trim(words[len(words)-1], ".,;:'\"()")
+	last := len(words) - 1
+	if i := slices.Index(words, "of"); i > 0 && i < last {
+		last = i - 1
+	}
+	return strings.Trim(words[last], ".,;:'\"()")
 }
 
 // A kin is how a distractor is of the answer's kind, so that it is a

@@ -1,0 +1,400 @@
+package engine
+
+import (
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/studyloop/studyloop/server/lexicon"
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// A textbook sets its key terms in bold where its prose defines them. The
+// questions of this file ask for those terms from what the sentence says
+// they are, and offer the study's other bold terms of the same kind as
+// wrong choices where there are three of them: "What is the term for a
+// stimulus that does not naturally elicit a response?" among "neutral
+// stimulus", "conditioned stimulus" and "unconditioned stimulus".
+
+// markedTerm is a term the study sets in bold: a candidate wrong choice
+// for the questions whose answer is another bold term.
+type markedTerm struct {
+	text string
+	key  string // stemKey of text
+	at   int    // where it stands in the source
+	// lists are the enumerations of the study that name the term beside
+	// others ("acquisition, extinction, spontaneous recovery, and
+	// discrimination"): those others are of its kind.
+	lists []int
+}
+
+// markedTerms gathers the distinct bold terms of units that name things
+// (not bold emphasis), without their bracketed abbreviations, in order.
+func markedTerms(units []*unit, lex *lexicon.Lexicon, stem stemmer) []markedTerm {
+	var out []markedTerm
+	seen := map[string]bool{}
+	for _, u := range units {
+		for _, b := range u.blocks {
+			for _, sp := range b.p.bold {
+				t := strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(b.p.text[sp.Start:wordEnd(b.p.text, sp.End)], ""))
+				if !boldNounPhrase(lex, t) || headingCase(t) && !strings.Contains(t, "'") {
+					continue
+				}
+				if sentenceStart(b, sp.Start) {
+					t = termCase(t, firstTag(b, sp.Start))
+				}
+				k := stemKey(t, stem)
+				if strings.TrimSpace(k) == "" || seen[k] {
+					continue
+				}
+				seen[k] = true
+				out = append(out, markedTerm{text: t, key: k, at: b.p.source(sp.Start, sp.End).Start})
+			}
+		}
+	}
+	return out
+}
+
+// addRecurringTerms adds to a.marks the study's recurring terms of
+// several words that it does not set in bold ("price elasticity of
+// supply"), after the bold ones: wrong choices of the answer's kind are
+// often among them.
+func (a *asker) addRecurringTerms(units []*unit) {
+	seen := map[string]bool{}
+	for _, m := range a.marks {
+		seen[m.key] = true
+	}
+	for _, u := range units {
+		for _, p := range u.phrases {
+			if !strings.Contains(p.text, " ") || seen[p.stemKey] || !a.isTerm(p) || !a.distractorTerm(p) || !plainWord(p.text) {
+				continue
+			}
+			occ := u.occ[p.key]
+			if len(occ) == 0 {
+				continue
+			}
+			t := p.text
+			if p.initial {
+				t = termCase(t, occ[0].sent.toks[0].Tag)
+			}
+			seen[p.stemKey] = true
+			a.marks = append(a.marks, markedTerm{text: t, key: p.stemKey, at: occ[0].sent.span().Start})
+		}
+	}
+}
+
+// sentenceStart reports whether offset at of b's text opens a sentence.
+func sentenceStart(b *block, at int) bool {
+	for _, s := range b.sents {
+		if s.start == at {
+			return true
+		}
+	}
+	return false
+}
+
+// firstTag is the part-of-speech tag of the sentence of b that starts at
+// offset at, or "" when it was not tagged.
+func firstTag(b *block, at int) string {
+	for _, s := range b.sents {
+		if s.start == at && s.tagged && len(s.toks) > 0 {
+			return s.toks[0].Tag
+		}
+	}
+	return ""
+}
+
+// termChoices picks three wrong choices for a question whose answer is
+// the bold term answer: other bold terms of its kind (sharing its head
+// noun, or WordNet siblings), of its number, none an alias, a synonym or a
+// kind of it, none standing in the prompt, and none offered too often
+// already. The terms nearest the question's source come first. It returns
+// nil when the study has fewer than three.
+func (a *asker) termChoices(q studyloop.Question) []string {
+	own := stemKey(q.Answer, a.stem)
+	prompt := normalize(q.Prompt)
+	near := slices.Clone(a.marks)
+	sort.SliceStable(near, func(i, j int) bool {
+		return abs(near[i].at-q.Source.Start) < abs(near[j].at-q.Source.Start)
+	})
+	picked := make([]string, 0, 3)
+	keys := []string{own}
+next:
+	for _, c := range near {
+		if len(picked) == 3 {
+			break
+		}
+		if a.offered[answerKey(c.text)] >= maxDistractorUses || a.aliases.same(q.Answer, c.text) ||
+			containsWords(prompt, normalize(c.text)) || !a.ofKind(q.Answer, own, c) {
+			continue
+		}
+		if n, m := utf8.RuneCountInString(c.text), utf8.RuneCountInString(q.Answer); n > 2*m+8 || m > 2*n+8 {
+			continue
+		}
+		for _, k := range keys {
+			if keysOverlap(k, c.key) {
+				continue next
+			}
+		}
+		for _, p := range picked {
+			if nearString(p, c.text) || a.aliases.same(p, c.text) {
+				continue next
+			}
+		}
+		picked = append(picked, c.text)
+		keys = append(keys, c.key)
+	}
+	if len(picked) < 3 {
+		return nil
+	}
+	return picked
+}
+
+// ofKind reports whether the study's term c is of the kind of answer,
+// whose stem key is key: they share a head noun or are WordNet siblings,
+// or an enumeration of the study names both and they agree in number,
+// and c is no synonym or kind of the answer.
+func (a *asker) ofKind(answer, key string, c markedTerm) bool {
+	if a.rival(answer, c.text) != notKin {
+		return true
+	}
+	i, ok := a.markAt[key]
+	if !ok || plural(headNoun(answer)) != plural(headNoun(c.text)) || tooClose(a.lex, answer, c.text) {
+		return false
+	}
+	for _, l := range a.marks[i].lists {
+		if slices.Contains(c.lists, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// enumeration matches three or more coordinated items of one to four
+// words: "A, B, C, and D", "A, B or C".
+var enumeration = regexp.MustCompile(`(?:[\p{L}\p{N}'’-]+ ){0,3}[\p{L}\p{N}'’-]+(?:, (?:[\p{L}\p{N}'’-]+ ){0,3}[\p{L}\p{N}'’-]+)+,? (?:and|or) (?:[\p{L}\p{N}'’-]+ ){0,3}[\p{L}\p{N}'’-]+`)
+
+// findLists records, for each of a.marks, the enumerations of the text
+// that name it: an item names a term when the stems of one are all among
+// the other's ("acquisition" in "the processes of acquisition";
+// "generalization" for "stimulus generalization").
+func (a *asker) findLists() {
+	a.markAt = make(map[string]int, len(a.marks))
+	byStem := map[string][]int{}
+	for i, m := range a.marks {
+		a.markAt[m.key] = i
+		for _, st := range strings.Fields(m.key) {
+			byStem[st] = append(byStem[st], i)
+		}
+	}
+	text := strings.ReplaceAll(a.text, "**", "")
+	for id, loc := range enumeration.FindAllStringIndex(text, -1) {
+		items := listItems(text[loc[0]:loc[1]])
+		if len(items) < 3 || len(items) > 12 {
+			continue
+		}
+		for _, it := range items {
+			key := stemKey(it, a.stem)
+			stems := strings.Fields(key)
+			if len(stems) == 0 {
+				continue
+			}
+			for _, st := range stems {
+				for _, i := range byStem[st] {
+					m := &a.marks[i]
+					if (keysOverlap(key, m.key)) && !slices.Contains(m.lists, id) {
+						m.lists = append(m.lists, id)
+					}
+				}
+			}
+		}
+	}
+}
+
+// withTermChoices turns q, which asks for a bold term, into a
+// multiple-choice question when the study has three terms of the term's
+// kind to offer beside it; otherwise it returns q as it is.
+func (a *asker) withTermChoices(q studyloop.Question) studyloop.Question {
+	picked := a.termChoices(q)
+	if picked == nil {
+		return q
+	}
+	q.Type = studyloop.QuestionMultipleChoice
+	q.Choices = shuffleIn(q.Prompt, q.Answer, picked)
+	q.Alternatives = nil
+	return q
+}
+
+// boldQuestions asks for the bold terms of u's sentences from what the
+// sentences say they are or are called, as multiple choice where the
+// study has terms of the same kind to offer, up to n. It also turns "X is
+// a Y that …" about a bold X into "What is the term for a Y that …?"
+// where it can offer choices; without them definitionSentence asks "What
+// is X?" instead.
+func (a *asker) boldQuestions(u *unit, n int) []studyloop.Question {
+	var out []studyloop.Question
+	for _, s := range u.sentences() {
+		if len(out) >= n {
+			break
+		}
+		if len(s.block.p.bold) == 0 || !s.tagged {
+			continue
+		}
+		if q, ok := glossedTerm(s); ok {
+			out = append(out, a.withTermChoices(q))
+			continue
+		}
+		if q, ok := definedSubject(s); ok {
+			if mc := a.withTermChoices(q); mc.Type == studyloop.QuestionMultipleChoice {
+				out = append(out, mc)
+			}
+			continue
+		}
+		for _, ask := range []func(*sentence) (studyloop.Question, bool){namedQuestion, namedAside} {
+			if q, ok := ask(s); ok {
+				out = append(out, a.withTermChoices(q))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// glossedTerm asks for a bold term from the definition the sentence gives
+// right after it, behind a colon ("an **unconditioned stimulus (UCS)**: a
+// stimulus that elicits …") or in a "which is" clause ("the **neutral
+// stimulus (NS)**, which is a stimulus that does not …"): "What is the
+// term for a stimulus that elicits …?". The definition stands on its own
+// even where the sentence's opening leans on the one before.
+func glossedTerm(s *sentence) (studyloop.Question, bool) {
+	if !endsSentence(s.text) || strings.ContainsAny(s.text, "?\n;") {
+		return studyloop.Question{}, false
+	}
+	for i := range s.toks {
+		term, ok := boldAt(s, i)
+		if !ok {
+			continue
+		}
+		j := afterTerm(s, i, term)
+		from := -1
+		switch {
+		case j+1 < len(s.toks) && s.toks[j].Text == ":":
+			from = j + 1
+		case j+3 < len(s.toks) && s.toks[j].Text == "," && s.lower[j+1] == "which" && (s.lower[j+2] == "is" || s.lower[j+2] == "are"):
+			from = j + 3
+		}
+		if from < 0 {
+			continue
+		}
+		return termFor(s, i, term, from)
+	}
+	return studyloop.Question{}, false
+}
+
+// definedSubject reads "**X** is a Y that …" (or "The **X** is …", "**X**
+// refers to …") with the bold X the whole subject, and asks "What is the
+// term for a Y that …?".
+func definedSubject(s *sentence) (studyloop.Question, bool) {
+	if !endsSentence(s.text) || strings.ContainsAny(s.text, "?\n;:") || len(s.toks) < 6 {
+		return studyloop.Question{}, false
+	}
+	i := 0
+	if t := s.lower[0]; t == "a" || t == "an" || t == "the" {
+		i = 1
+	}
+	term, ok := boldAt(s, i)
+	if !ok {
+		return studyloop.Question{}, false
+	}
+	j := afterTerm(s, i, term)
+	if j+1 < len(s.toks) && s.lower[j] == "or" {
+		if other, ok := boldAt(s, j+1); ok {
+			j = afterTerm(s, j+1, other) // "An **elastic demand** or **elastic supply** is …": two names, one definition
+		}
+	}
+	for _, c := range copulas {
+		if j+len(c) < len(s.toks) && slices.Equal(s.lower[j:j+len(c)], c) {
+			return termFor(s, i, term, j+len(c))
+		}
+	}
+	return studyloop.Question{}, false
+}
+
+// afterTerm is the index of the first token after the bold term that
+// starts at token i, and after the abbreviation in brackets behind it.
+func afterTerm(s *sentence, i int, term string) int {
+	end := s.toks[i].Start + len(term)
+	j := i
+	for j < len(s.toks) && s.toks[j].Start < end {
+		j++
+	}
+	if j+2 < len(s.toks) && s.toks[j].Text == "(" && s.toks[j+2].Text == ")" {
+		j += 3
+	}
+	return j
+}
+
+// bracketed matches a bracketed aside within a definition: " (unlearned)".
+var bracketed = regexp.MustCompile(`\s*\([^()]*\)`)
+
+// leaningWords are the words by which a definition would lean on the
+// sentences around it.
+var leaningWords = wordSet(`it its they them their this these those he him his she her above below previous following here there`)
+
+// termFor asks for the bold term at token i of s from the definition that
+// runs from token from to the sentence's end: a noun phrase opening with
+// an article, of 4 to 30 words, that leans on nothing around it.
+func termFor(s *sentence, i int, term string, from int) (studyloop.Question, bool) {
+	last := len(s.toks) - 1 // the full stop
+	if from >= last {
+		return studyloop.Question{}, false
+	}
+	def := strings.TrimSpace(bracketed.ReplaceAllString(s.text[s.toks[from].Start:s.toks[last-1].End()], ""))
+	switch s.lower[from] {
+	case "a", "an", "the":
+	case "one":
+		// "An elastic demand is one in which …": one of the term's kind.
+		head := headNoun(abbreviationInBrackets.ReplaceAllString(term, ""))
+		if from+1 >= last || s.lower[from+1] != "in" && s.lower[from+1] != "that" && s.lower[from+1] != "which" || head == "" {
+			return studyloop.Question{}, false
+		}
+		def = indefinite(head) + def[len("one"):]
+	default:
+		return studyloop.Question{}, false
+	}
+	words := strings.Fields(def)
+	if len(words) < 4 || len(words) > 30 || conditional.MatchString(def) || pointers[strings.ToLower(words[1])] {
+		return studyloop.Question{}, false
+	}
+	for k := from; k < last; k++ {
+		if leaningWords[s.lower[k]] || s.toks[k].Text == "," && k+1 < last && s.lower[k+1] == "and" {
+			return studyloop.Question{}, false
+		}
+	}
+	term = strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(term, ""))
+	if i <= 1 {
+		term = termCase(term, s.toks[i].Tag)
+	}
+	return namingQuestion("What is the term for "+def+"?", term, s)
+}
+
+// indefinite is noun with its indefinite article.
+func indefinite(noun string) string {
+	if strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
+}
+
+// termCase is a term that opens a sentence as it reads elsewhere: its
+// first letter lower-cased unless it is a name ("Acquisition" is
+// "acquisition", "Pavlov" stays), which a tagger tells from the capital
+// alone only with WordNet's help.
+func termCase(term, tag string) string {
+	if first := firstWord(term); (tag == "NNP" || tag == "NNPS") && !everydayWord(first) || isAcronym(first) {
+		return term
+	}
+	return lowerFirst(term)
+}

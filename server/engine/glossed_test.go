@@ -1,0 +1,96 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/studyloop/studyloop/server/studyloop"
+)
+
+// TestBoldTermQuestions runs short texts through the generator and looks
+// for the question that asks for a bold term from what its sentence says
+// it is, as multiple choice where the text has three terms of its kind.
+func TestBoldTermQuestions(t *testing.T) {
+	stimuli := " The **neutral stimulus (NS)** is paired with food. A **conditioned stimulus** comes to elicit salivation. The **discriminative stimulus** signals that food will follow. Salivation follows food in every dog studied so far."
+	phases := "Learning has four phases: acquisition, extinction, spontaneous recovery, and generalization. "
+	tests := []struct {
+		name, text string
+		typ        studyloop.QuestionType
+		prompt     string
+		answer     string
+		choices    []string // nil: no choices
+	}{
+		{"definition after a colon, with three stimuli to offer",
+			"# Conditioning\n\nThe meat powder was an **unconditioned stimulus (UCS)**: a stimulus that elicits a reflexive response in an organism." + stimuli,
+			studyloop.QuestionMultipleChoice, "What is the term for a stimulus that elicits a reflexive response in an organism?", "unconditioned stimulus",
+			[]string{"conditioned stimulus", "discriminative stimulus", "neutral stimulus", "unconditioned stimulus"}},
+		{"definition in a which clause, no kin to offer",
+			"# Conditioning\n\nThe tone was the **neutral stimulus (NS)**, which is a stimulus that does not naturally elicit a response. Pavlov measured saliva in dogs for years.",
+			studyloop.QuestionShortAnswer, "What is the term for a stimulus that does not naturally elicit a response?", "neutral stimulus", nil},
+		{"one in which takes the term's head",
+			"# Elasticity\n\nAn **elastic demand** or **elastic supply** is one in which the quantity responds strongly to price. An **inelastic demand** barely moves. **Derived demand** comes from other goods. **Aggregate demand** sums every buyer.",
+			studyloop.QuestionMultipleChoice, "What is the term for a demand in which the quantity responds strongly to price?", "elastic demand",
+			[]string{"aggregate demand", "derived demand", "elastic demand", "inelastic demand"}},
+		{"a definition without choices is left to What is",
+			"# Elasticity\n\nAn **elastic demand** or **elastic supply** is one in which the elasticity is greater than one. Prices change demand in every market studied so far.",
+			"", "", "", nil},
+		{"co-listed terms are of one kind",
+			"# Conditioning\n\n" + phases + "**Extinction** is slow. Recovery is fast. **Acquisition** is steady. **Stimulus generalization** happens often. The return of a previously extinguished response after a rest is called **spontaneous recovery**. Stimulus generalization follows acquisition.",
+			studyloop.QuestionMultipleChoice, "What is the return of a previously extinguished response after a rest called?", "spontaneous recovery",
+			[]string{"acquisition", "extinction", "spontaneous recovery", "stimulus generalization"}},
+		{"a definition that leans on its sentence is not asked",
+			"# Conditioning\n\nThe tone was the **neutral stimulus (NS)**, which is a stimulus that it does not notice. Pavlov measured saliva in dogs for years.",
+			"", "", "", nil},
+	}
+	g := mustOffline(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ex, err := g.Generate(context.Background(), "", tt.text)
+			if err != nil && tt.prompt != "" {
+				t.Fatal(err)
+			}
+			var found *studyloop.Question
+			for i, q := range ex.Questions {
+				if q.Prompt == tt.prompt || tt.prompt == "" && len(q.Prompt) > 20 && q.Prompt[:20] == "What is the term for" {
+					found = &ex.Questions[i]
+				}
+			}
+			switch {
+			case tt.prompt == "" && found != nil:
+				t.Fatalf("unexpected question %+v", *found)
+			case tt.prompt == "":
+				return
+			case found == nil:
+				t.Fatalf("no question %q among %+v", tt.prompt, ex.Questions)
+			}
+			choices := slices.Clone(found.Choices)
+			slices.Sort(choices)
+			if found.Type != tt.typ || found.Answer != tt.answer || !slices.Equal(choices, tt.choices) {
+				t.Errorf("got %s %q with choices %q, want %s %q with %q", found.Type, found.Answer, found.Choices, tt.typ, tt.answer, tt.choices)
+			}
+		})
+	}
+}
+
+func TestHeadNoun(t *testing.T) {
+	for phrase, want := range map[string]string{
+		"price elasticity of demand": "elasticity",
+		"neutral stimulus":           "stimulus",
+		"law of":                     "of",
+		"Conservation laws.":         "laws",
+		"":                           "",
+	} {
+		if got := headNoun(phrase); got != want {
+			t.Errorf("headNoun(%q) = %q, want %q", phrase, got, want)
+		}
+	}
+}
+
+func TestIndefinite(t *testing.T) {
+	for noun, want := range map[string]string{"demand": "a demand", "elasticity": "an elasticity"} {
+		if got := indefinite(noun); got != want {
+			t.Errorf("indefinite(%q) = %q, want %q", noun, got, want)
+		}
+	}
+}
