@@ -115,7 +115,16 @@ func firstTag(b *block, at int) string {
 func (a *asker) termChoices(q studyloop.Question) []string {
 	own := stemKey(q.Answer, a.stem)
 	prompt := normalize(q.Prompt)
-	near := slices.Clone(a.marks)
+	var near []markedTerm
+	for _, c := range a.marks {
+		if n, m := utf8.RuneCountInString(c.text), utf8.RuneCountInString(q.Answer); n > 2*m+8 || m > 2*n+8 {
+			continue // of a like length, so the answer does not stand out
+		}
+		if a.offered[answerKey(c.text)] < maxDistractorUses && !a.aliases.same(q.Answer, c.text) &&
+			!containsWords(prompt, normalize(c.text)) && a.ofKind(q.Answer, own, c) {
+			near = append(near, c)
+		}
+	}
 	sort.SliceStable(near, func(i, j int) bool {
 		return abs(near[i].at-q.Source.Start) < abs(near[j].at-q.Source.Start)
 	})
@@ -125,13 +134,6 @@ next:
 	for _, c := range near {
 		if len(picked) == 3 {
 			break
-		}
-		if a.offered[answerKey(c.text)] >= maxDistractorUses || a.aliases.same(q.Answer, c.text) ||
-			containsWords(prompt, normalize(c.text)) || !a.ofKind(q.Answer, own, c) {
-			continue
-		}
-		if n, m := utf8.RuneCountInString(c.text), utf8.RuneCountInString(q.Answer); n > 2*m+8 || m > 2*n+8 {
-			continue
 		}
 		for _, k := range keys {
 			if keysOverlap(k, c.key) {
@@ -172,15 +174,11 @@ func (a *asker) ofKind(answer, key string, c markedTerm) bool {
 	return false
 }
 
-// enumeration matches three or more coordinated items of one to four
-// words: "A, B, C, and D", "A, B or C".
-var enumeration = regexp.MustCompile(`(?:[\p{L}\p{N}'’-]+ ){0,3}[\p{L}\p{N}'’-]+(?:, (?:[\p{L}\p{N}'’-]+ ){0,3}[\p{L}\p{N}'’-]+)+,? (?:and|or) (?:[\p{L}\p{N}'’-]+ ){0,3}[\p{L}\p{N}'’-]+`)
-
 // findLists records, for each of a.marks, the enumerations of the text
 // that name it: an item names a term when the stems of one are all among
 // the other's ("acquisition" in "the processes of acquisition";
 // "generalization" for "stimulus generalization").
-func (a *asker) findLists() {
+func (a *asker) findLists(units []*unit) {
 	a.markAt = make(map[string]int, len(a.marks))
 	byStem := map[string][]int{}
 	for i, m := range a.marks {
@@ -189,24 +187,30 @@ func (a *asker) findLists() {
 			byStem[st] = append(byStem[st], i)
 		}
 	}
-	text := strings.ReplaceAll(a.text, "**", "")
-	for id, loc := range enumeration.FindAllStringIndex(text, -1) {
-		items := listItems(text[loc[0]:loc[1]])
-		if len(items) < 3 || len(items) > 12 {
-			continue
-		}
-		for _, it := range items {
-			key := stemKey(it, a.stem)
-			stems := strings.Fields(key)
-			if len(stems) == 0 {
+	id := 0
+	for _, u := range units {
+		for _, s := range u.sentences() {
+			if strings.Count(s.text, ",") < 2 || !strings.Contains(s.text, " and ") && !strings.Contains(s.text, " or ") {
 				continue
 			}
-			for _, st := range stems {
-				for _, i := range byStem[st] {
-					m := &a.marks[i]
-					if (keysOverlap(key, m.key)) && !slices.Contains(m.lists, id) {
-						m.lists = append(m.lists, id)
-					}
+			for _, items := range enumerations(s.text) {
+				id++
+				a.listTerms(items, id, byStem)
+			}
+		}
+	}
+}
+
+// listTerms records enumeration id, of items, on the terms of a.marks
+// that its items name; byStem finds the terms by their stems.
+func (a *asker) listTerms(items []string, id int, byStem map[string][]int) {
+	for _, it := range items {
+		key := stemKey(it, a.stem)
+		for _, st := range strings.Fields(key) {
+			for _, i := range byStem[st] {
+				m := &a.marks[i]
+				if keysOverlap(key, m.key) && !slices.Contains(m.lists, id) {
+					m.lists = append(m.lists, id)
 				}
 			}
 		}
@@ -397,4 +401,57 @@ func termCase(term, tag string) string {
 		return term
 	}
 	return lowerFirst(term)
+}
+
+// maxItemWords bounds the words of one item of an enumeration.
+const maxItemWords = 4
+
+// enumerations finds the lists of three or more coordinated items of at
+// most four words in a sentence: "A, B, C, and D", "A, B and C", "A, B,
+// or C". The first item is the last words before the first comma.
+func enumerations(text string) [][]string {
+	parts := strings.Split(strings.TrimRight(text, ".!?"), ", ")
+	var out [][]string
+	var run []string
+	for i, p := range parts {
+		words := strings.Fields(p)
+		last := len(words) > 0 && (words[0] == "and" || words[0] == "or")
+		if !last && i > 0 && len(run) >= 2 {
+			// "A, B and C": the coordination inside the last part.
+			if a, b, ok := cutCoordination(p); ok {
+				out = append(out, append(run, a, b))
+				run = nil
+				continue
+			}
+		}
+		switch {
+		case last && len(run) >= 2:
+			item := words[1:min(len(words), 1+maxItemWords)]
+			out = append(out, append(run, strings.Join(item, " ")))
+			run = nil
+		case len(words) == 0 || len(words) > maxItemWords && len(run) > 0 || last:
+			run = nil
+			if len(words) > 0 && !last {
+				run = []string{strings.Join(words[max(0, len(words)-maxItemWords):], " ")}
+			}
+		case len(run) == 0:
+			run = []string{strings.Join(words[max(0, len(words)-maxItemWords):], " ")}
+		default:
+			run = append(run, p)
+		}
+	}
+	return out
+}
+
+// cutCoordination splits "B and C" (or "B or C") into its two items, each
+// of at most four words.
+func cutCoordination(p string) (string, string, bool) {
+	for _, c := range []string{" and ", " or "} {
+		if a, b, ok := strings.Cut(p, c); ok {
+			if n, m := len(strings.Fields(a)), len(strings.Fields(b)); n >= 1 && n <= maxItemWords && m >= 1 && m <= maxItemWords {
+				return a, b, true
+			}
+		}
+	}
+	return "", "", false
 }

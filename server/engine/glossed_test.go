@@ -94,3 +94,25 @@ func TestIndefinite(t *testing.T) {
 		}
 	}
 }
+
+func TestEnumerations(t *testing.T) {
+	tests := []struct {
+		text string
+		want [][]string
+	}{
+		{"Summarize the processes of acquisition, extinction, spontaneous recovery, generalization, and discrimination.",
+			[][]string{{"the processes of acquisition", "extinction", "spontaneous recovery", "generalization", "discrimination"}}},
+		{"Ribosomes hold rRNA, proteins, tRNA and mRNA.", [][]string{{"Ribosomes hold rRNA", "proteins", "tRNA", "mRNA"}}},
+		{"When the heart beats, blood and lymph flow.", nil},
+		{"It occurs in three steps: initiation, elongation, or termination of the long chain of amino acids.",
+			[][]string{{"in three steps: initiation", "elongation", "termination of the long"}}},
+		{"Blood, which is red, flows.", nil},
+		{"The heart pumps blood, and the lungs fill with air.", nil},
+		{"A, a much longer clause with many words in it, B, and C.", [][]string{{"many words in it", "B", "C"}}},
+	}
+	for _, tt := range tests {
+		if got := enumerations(tt.text); !slices.EqualFunc(got, tt.want, slices.Equal) {
+			t.Errorf("enumerations(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}

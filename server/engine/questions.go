@@ -225,7 +225,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 	}
 	a.marks = markedTerms(units, a.lex, stem)
 	a.addRecurringTerms(units)
-	a.findLists()
+	a.findLists(units)
 	var all []phrase
 	for _, u := range units {
 		all = append(all, u.phrases[:min(len(u.phrases), phrasesPerClass)]...)
