@@ -116,3 +116,31 @@ func TestEnumerations(t *testing.T) {
 		}
 	}
 }
+
+// TestSoleSubsection: a fourth-level section alone under a section with
+// text of its own is a boxed feature; two or more are real subsections.
+func TestSoleSubsection(t *testing.T) {
+	body := "Salivation follows food in every dog that Pavlov studied in his laboratory.\n\n"
+	tests := []struct {
+		name, text string
+		skipped    bool
+	}{
+		{"feature beside the text", "## Behaviorism\n\n" + body + "### Learning\n\n" + body + "#### Advertising and Learning\n\n" + body, true},
+		{"two subsections", "## Transcription\n\n" + body + "### Bacteria\n\n" + body + "#### Initiation\n\n" + body + "#### Elongation\n\n" + body, false},
+		{"third level alone", "## Behaviorism\n\n" + body + "### Advertising\n\n" + body, false},
+		{"alone under a bare heading", "## Behaviorism\n\n" + body + "### Learning\n\n#### Advertising and Learning\n\n" + body, false},
+	}
+	g := mustOffline(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sections, err := parseMarkdown(context.Background(), g.md, []byte(tt.text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := len(sections) - 1
+			if got := soleSubsection(sections, last); got != tt.skipped {
+				t.Errorf("soleSubsection(%q) = %v, want %v", sections[last].heading.text, got, tt.skipped)
+			}
+		})
+	}
+}

@@ -463,7 +463,7 @@ func capitalize(s string) string {
 // summaries and reviews (they repeat what was asked already), objectives,
 // exercises and worked examples (they depend on their numbers and
 // figures), boxed features, reading lists.
-var asideHeading = regexp.MustCompile(`(?i)^\s*(\d+(\.\d+)*\.?\s+)?(key (concepts|terms|points|takeaways|ideas)( and summary)?|(chapter |section )?(summary|review)|summary of .*|review questions|learning (objectives|outcomes)|objectives|exercises?|problems|practice( problems| questions)?|homework( problems)?|check your (understanding|learning)|critical thinking( questions)?|discussion questions|self[- ]check|quiz|answers?( to .*)?|solutions?|further reading|references|bibliography|sources|notes|footnotes|acknowledg(e)?ments|link to learning|(everyday|career|clinical|real[- ]world|micro|eukaryotic|ethics) connections?|interactive link|dig deeper|case in point|clinical focus|eye on ethics|disorders of (the )?.*|aging and (the )?.*|homeostatic imbalances?|connect the concepts|art connection|visual connection|scientific method connection|(worked )?examples?( \d+(\.\d+)*)?(\s*[:.].*)?|try it( yourself)?|your turn|instructions|ingredients)\s*[.:]?\s*$`)
+var asideHeading = regexp.MustCompile(`(?i)^\s*(\d+(\.\d+)*\.?\s+)?(key (concepts|terms|points|takeaways|ideas)( and summary)?|(chapter |section )?(summary|review)|summary of .*|review questions|learning (objectives|outcomes)|objectives|exercises?|problems|practice( problems| questions)?|homework( problems)?|check your (understanding|learning)|critical thinking( questions)?|discussion questions|self[- ]check|quiz|answers?( to .*)?|solutions?|further reading|references|bibliography|sources|notes|footnotes|acknowledg(e)?ments|link to learning|(everyday|career|clinical|real[- ]world|micro|eukaryotic|ethics|evolution) connections?|clear it up|work it out|link it up|bring it home|my story|defining american|americana|click and explore|(chemistry|biology|physics|psychology) in everyday life|how sciences interconnect|portrait of an? (chemist|scientist|physicist)|careers? in .*|interactive link|dig deeper|case in point|clinical focus|eye on ethics|disorders of (the )?.*|aging and (the )?.*|homeostatic imbalances?|connect the concepts|art connection|visual connection|scientific method connection|(worked )?examples?( \d+(\.\d+)*)?(\s*[:.].*)?|try it( yourself)?|your turn|instructions|ingredients)\s*[.:]?\s*$`)
 
 // skipAsides drops the sections whose headings name asides, with every
 // section nested under them.
@@ -479,20 +479,46 @@ func boxHeading(s *section) bool {
 	return strings.HasSuffix(title, "?") || taskHeading.MatchString(title)
 }
 
+// soleSubsection reports whether sections[i], four or more levels deep,
+// is the only subsection of a section with prose of its own: a textbook's
+// real subsections come in twos and more ("Initiation", "Elongation",
+// "Termination"), while a boxed feature ("Classical Conditioning at
+// Stingray City", "Heart: Broken Heart Syndrome") stands alone beside
+// the section's text.
+func soleSubsection(sections []*section, i int) bool {
+	level := sections[i].level
+	if level < 4 || sections[i].heading == nil {
+		return false
+	}
+	parent := i - 1
+	for parent >= 0 && sections[parent].level >= level {
+		parent--
+	}
+	if parent < 0 || len(sections[parent].blocks) == 0 {
+		return false
+	}
+	for j := parent + 1; j < len(sections) && sections[j].level >= level; j++ {
+		if j != i && sections[j].level == level {
+			return false
+		}
+	}
+	return true
+}
+
 // taskHeading matches the titles of worked examples.
 var taskHeading = regexp.MustCompile(`^(Finding|Calculating|Computing|Using|Solving|Applying|Working|Estimating|Determining|Example)\b`)
 
 func skipAsides(sections []*section) []*section {
 	out := sections[:0:0]
 	skipBelow := 0 // while > 0, sections deeper than this level are skipped
-	for _, s := range sections {
+	for i, s := range sections {
 		if s.heading != nil && skipBelow > 0 && s.level <= skipBelow {
 			skipBelow = 0
 		}
 		if skipBelow > 0 {
 			continue
 		}
-		if s.heading != nil && (asideHeading.MatchString(cleanTitle(s.heading.text)) || boxHeading(s)) {
+		if s.heading != nil && (asideHeading.MatchString(cleanTitle(s.heading.text)) || boxHeading(s) || soleSubsection(sections, i)) {
 			skipBelow = s.level
 			continue
 		}

@@ -105,6 +105,9 @@ func needsContext(prompt string) bool {
 			return true
 		}
 	}
+	if first == "the" && len(words) > 2 && relationalNouns[strings.Trim(words[1], ",;:")] && !ofWhat[strings.Trim(words[2], ",;:")] {
+		return true // "The output is cryptic …": the output of what?
+	}
 	if commaPronoun.MatchString(p) || backPointer.MatchString(p) {
 		return true
 	}
@@ -126,6 +129,17 @@ func needsContext(prompt string) bool {
 	}
 	return elsewhere.MatchString(p) && backReference.MatchString(p)
 }
+
+// relationalNouns name a thing only with what it belongs to: opening a
+// sentence as "the output" or "the contribution" without an "of", they
+// lean on what came before.
+var relationalNouns = wordSet(`output outputs result results contribution contributions answer answers outcome outcomes
+	difference differences effect effects value values solution solutions remainder ratio sum total product quotient
+	change changes increase decrease rest figure figures calculation calculations derivation equation equations
+	expression expressions component components terms factor factors step steps procedure method approach`)
+
+// ofWhat are the words after a relational noun that say whose it is.
+var ofWhat = wordSet(`of for from between in that which who whose when where`)
 
 // leaningPhrase matches words inside a sentence that point at something
 // said before it: "however", "the two chambers", "the century" without its

@@ -34,6 +34,10 @@ func TestPrecisionChecks(t *testing.T) {
 		// A prompt that makes sense only after the sentence before it.
 		{"needs earlier sentence", cloze("It carries oxygen from the lungs to the _____.", "tissues"), true},
 		{"needs earlier sentence", cloze("However, the _____ stores water in plant cells.", "vacuole"), true},
+		{"needs earlier sentence", cloze("The output is cryptic because it is a series of commands for tools like _____.", "patch"), true},
+		{"needs earlier sentence", cloze("The contribution to the outgoing radiation falls as the _____ rises.", "absorptivity"), true},
+		{"needs earlier sentence", cloze("The output of a gene is a _____ or an RNA.", "protein"), false},
+		{"needs earlier sentence", cloze("The result that Pavlov found was called _____.", "conditioning"), false},
 		{"needs earlier sentence", cloze("The amino acid bound to the _____ is also linked to the growing chain.", "P-site tRNA"), true},
 		{"needs earlier sentence", cloze("The atmosphere is thus warmer than the _____ above it.", "top layer"), true},
 		{"needs earlier sentence", cloze("This means that the greater the stretch of the _____, the stronger the beat.", "ventricular muscle"), true},
@@ -189,6 +193,11 @@ func TestGenericPhrase(t *testing.T) {
 		{"price elasticity", 2, false},
 		{"light reactions", 4, false}, // general words, but recurrent and unmodified
 		{"Calvin cycle", 1, false},
+		{"mankind", 9, true},        // people at large, however often
+		{"human beings", 6, true},   // people at large, however often
+		{"inventors", 2, true},      // people named in passing
+		{"abolitionists", 6, false}, // people the study keeps returning to
+		{"Loyalists", 2, false},     // a name
 	}
 	for _, tt := range tests {
 		if got := genericPhrase(lex, tt.phrase, tt.recurs); got != tt.want {

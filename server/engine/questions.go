@@ -74,6 +74,7 @@ const maxMarkedPerTopic = 60
 // that passes CheckQuestion and is not a near-duplicate of an earlier one.
 type asker struct {
 	text   string
+	lower  string // text lower-cased, once shorthand needs it
 	opts   Options
 	seen   *dedup
 	pool   map[string][]phrase // study-wide distractors by class, best first
@@ -377,6 +378,12 @@ func (a *asker) accept(q studyloop.Question) bool {
 				q.Alternatives = append(q.Alternatives, o)
 			}
 		}
+		prompt := normalize(q.Prompt)
+		for _, o := range q.Alternatives {
+			if containsWords(prompt, normalize(o)) {
+				return false // "Ventricular relaxation, or _____" is answered by copying
+			}
+		}
 	}
 	a.used[q.Source] = true
 	if strings.Contains(q.Prompt, ". What ") {
@@ -485,7 +492,7 @@ func recallable(f fact) bool {
 }
 
 // maxRecalledWords bounds a definition a student is asked to give.
-const maxRecalledWords = 30
+const maxRecalledWords = 22
 
 // askDefinition asks for the definition def of a glossary's term: "What
 // does it mean to vectorize?" for "To write code ...", and otherwise
@@ -601,6 +608,11 @@ func (a *asker) termDefinitions(u *unit, n int) []studyloop.Question {
 			break
 		}
 		switch f.kind {
+		case factDefinition:
+			if recallable(f) {
+				continue // asked the other way round by shortAnswers
+			}
+			fallthrough // too long to recall: give the definition, ask for the term
 		case factPair:
 			out = append(out, studyloop.Question{
 				Type: studyloop.QuestionTermDefinition, Prompt: describePrompt(f.def),

@@ -46,6 +46,16 @@ var genericModifiers = wordSet(`important specific various certain major main ke
 	fresh recent slight average further additional initial various numerous
 	fourth fifth sixth seventh eighth ninth tenth`)
 
+// humanity are the words for people at large: a blank of them asks
+// nothing of the subject ("A vast proportion of _____").
+var humanity = map[string]bool{"mankind": true, "humankind": true, "humanity": true, "human beings": true, "humans": true,
+	"men": true, "man": true, "people": true, "persons": true, "individuals": true, "society": true, "human affairs": true}
+
+// personRecurrence is how often a study must name a kind of person
+// ("abolitionists") for it to be a term of the study rather than people
+// mentioned in passing ("inventors").
+const personRecurrence = 4
+
 // isGeneralWord reports whether lower is a word of general English.
 func isGeneralWord(lex *lexicon.Lexicon, lower string) bool {
 	return isStopWord(lower) || lex.Count(lower) >= generalCount || lex.Senses(lower) >= generalSenses
@@ -61,8 +71,11 @@ func genericPhrase(lex *lexicon.Lexicon, phrase string, recurs int) bool {
 		return true
 	}
 	head := strings.Trim(words[len(words)-1], ".,;:'\"")
-	if genericHeads[head] {
+	if genericHeads[head] || humanity[strings.Join(words, " ")] {
 		return true
+	}
+	if recurs < personRecurrence && phrase == strings.ToLower(phrase) && lex.IsPerson(head) && lex.Senses(head) <= 3 {
+		return true // "inventors", "physicists": people the text mentions in passing
 	}
 	general, modifiers := 0, 0
 	for _, w := range words {
@@ -183,7 +196,33 @@ func (a *asker) termPair(f fact) bool {
 		// A formula, or a label list ("human labels: fashion / not").
 		return false
 	}
-	return len(strings.Fields(f.def)) >= 3 && !strings.HasPrefix(f.def, "See ")
+	return len(strings.Fields(f.def)) >= 3 && !strings.HasPrefix(f.def, "See ") && !a.shorthand(term)
+}
+
+// shorthand reports whether a note's term cuts a word short: "joint
+// prob", where the study also writes "probability". A student would have
+// to guess which form the answer wants.
+func (a *asker) shorthand(term string) bool {
+	for _, w := range strings.Fields(term) {
+		if n := utf8.RuneCountInString(w); n < 3 || n > 6 || a.lex.Senses(w) > 0 || a.lex.Count(w) > 0 {
+			continue
+		}
+		if a.lower == "" {
+			a.lower = strings.ToLower(a.text)
+		}
+		for at := strings.Index(a.lower, w); at >= 0; {
+			end := at + len(w)
+			if (at == 0 || !isLetterOrDigit(rune(a.lower[at-1]))) && end+2 < len(a.lower) && isLetterOrDigit(rune(a.lower[end])) && isLetterOrDigit(rune(a.lower[end+1])) && isLetterOrDigit(rune(a.lower[end+2])) {
+				return true
+			}
+			next := strings.Index(a.lower[end:], w)
+			if next < 0 {
+				break
+			}
+			at = end + next
+		}
+	}
+	return false
 }
 
 // plainCell reports whether a table cell makes a question a student can
