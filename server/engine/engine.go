@@ -139,6 +139,10 @@ func (g *Offline) Generate(ctx context.Context, title, text string) (studyloop.E
 			return studyloop.Extraction{}, err
 		}
 	}
+	ask.coverMarks(ctx, b.units)
+	if err := ctx.Err(); err != nil {
+		return studyloop.Extraction{}, err
+	}
 	if len(ask.out) == 0 {
 		return studyloop.Extraction{}, studyloop.Errorf(studyloop.EINVALID,
 			"No practice questions could be made from this text: it needs complete sentences, definitions or term lists.")

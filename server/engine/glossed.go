@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"regexp"
 	"slices"
 	"sort"
@@ -454,4 +455,91 @@ func cutCoordination(p string) (string, string, bool) {
 		}
 	}
 	return "", "", false
+}
+
+// coverMarks gives the bold terms that no question asks yet one question
+// each where it can: a cloze of the sentence that sets the term in bold,
+// after the sentence before it where this one leans on that one ("RNA
+// polymerase unwinds the DNA. The unwound region is called a _____."),
+// whatever the topic's share, since a chapter's bold terms are what a
+// student is there to learn.
+func (a *asker) coverMarks(ctx context.Context, units []*unit) {
+	for _, u := range units {
+		anaphoric := a.anaphoric(u)
+		for _, blk := range u.blocks {
+			for i, s := range blk.sents {
+				if ctx.Err() != nil {
+					return
+				}
+				for _, b := range a.unaskedBlanks(s) {
+					q, ok := a.markCloze(s, b, i, anaphoric[s])
+					if !ok {
+						continue
+					}
+					q.Topic = u.topic
+					if a.accept(q) {
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
+// unaskedBlanks returns the bold terms of s, as blanks, that no question
+// asks yet.
+func (a *asker) unaskedBlanks(s *sentence) []blank {
+	if !s.tagged || s.span().Start < a.firstMark || a.used[s.span()] {
+		return nil
+	}
+	var out []blank
+	for _, sp := range s.block.p.bold {
+		if sp.Start < s.start || sp.End > s.start+len(s.text) {
+			continue
+		}
+		end := wordEnd(s.block.p.text, sp.End)
+		from, to := sp.Start-s.start, end-s.start
+		term := s.text[from:to]
+		if a.asked[answerKey(term)] > 0 || len(strings.Fields(term)) > 5 || !nounPhraseAt(s, from, to) || !boldNounPhrase(a.lex, term) {
+			continue
+		}
+		out = append(out, blank{from: from, to: to, class: boldClass(s, from, to)})
+	}
+	return out
+}
+
+// markCloze blanks the bold term b of s, the i-th sentence of its block.
+// A sentence that leans on the one before (leans, or by its opening
+// words) is asked after that one, when that one stands on its own.
+func (a *asker) markCloze(s *sentence, b blank, i int, leans bool) (studyloop.Question, bool) {
+	if !clozeSentence(s, minClozeTokens) || a.partOfTerm(s, b) || participleClause(s, b) || rivalNearby(s, b) || exampleSlot(s, b) || instanceStatement(s, b) {
+		return studyloop.Question{}, false
+	}
+	q := studyloop.Question{Type: studyloop.QuestionCloze, Answer: s.text[b.from:b.to], Source: s.span()}
+	q.Prompt, q.Alternatives = clozePrompt(s, b)
+	a.tagged[s.text] = s.toks
+	if !leans && !s.hasProblem() {
+		return q, a.check(q) == nil
+	}
+	if i < 1 || !startsLeaning(s) {
+		return studyloop.Question{}, false
+	}
+	prev := s.block.sents[i-1]
+	if !prev.tagged || len(prev.toks) > 40 || !endsSentence(prev.text) || strings.ContainsAny(prev.text, "?\n") || prev.hasProblem() || a.used[prev.span()] {
+		return studyloop.Question{}, false
+	}
+	q.Prompt = prev.text + " " + q.Prompt
+	q.Source.Start = prev.span().Start
+	return q, a.check(q) == nil
+}
+
+// startsLeaning reports whether what makes s lean on the sentence before
+// is in its opening words only ("The unwound region …", "It …"), so that
+// the sentence before, set in front of it, is all it needs.
+func startsLeaning(s *sentence) bool {
+	rest := s.text
+	if len(s.toks) > 2 {
+		rest = s.text[s.toks[2].Start:]
+	}
+	return !needsContext("A "+rest) && !pointsElsewhere(s.text) && !speaksToReader(s.text) && !notEnglishSentence(s.text)
 }

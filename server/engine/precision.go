@@ -115,9 +115,15 @@ func needsContext(prompt string) bool {
 	// that sentence: "The ventricles hold 130 mL. What is this volume
 	// called?"
 	lead, _, _ := strings.Cut(p, ". What ")
-	for _, m := range demonstrative.FindAllStringSubmatch(lead, -1) {
-		next := strings.ToLower(m[2])
-		if !contextFree[next] && !(strings.EqualFold(m[1], "such") && forwardSuch[next]) {
+	for _, m := range demonstrative.FindAllStringSubmatchIndex(lead, -1) {
+		which, next := strings.ToLower(lead[m[2]:m[3]]), strings.ToLower(lead[m[4]:m[5]])
+		switch {
+		case contextFree[next], which == "such" && forwardSuch[next]:
+		case which == "those" && (forwardThose[next] || strings.HasSuffix(next, "ed")):
+			// "those that decrease it", "those encoded by exons"
+		case which != "such" && said(lead[:m[0]], next):
+			// "… primary transcripts … to protect these transcripts"
+		default:
 			return true
 		}
 	}
@@ -151,6 +157,25 @@ var leaningPhrase = regexp.MustCompile(`(?i)\bhowever\b|\bthe two \pL+|\bthe (ce
 // earlier. "This way" and "by this means" point forward and are allowed.
 var demonstrative = regexp.MustCompile(`(?i)\b(this|these|those|such)\s+(\pL+|_____)`)
 
+// forwardThose are the words after which "those" points forward, at
+// the clause that follows: "those that decrease contractility".
+var forwardThose = wordSet(`that which who whose whom of with in at from without`)
+
+// said reports whether before names noun (or its singular or plural)
+// already: a demonstrative before it then points inside the sentence.
+func said(before, noun string) bool {
+	if len(noun) < 3 {
+		return false
+	}
+	stem := strings.TrimSuffix(strings.TrimSuffix(noun, "s"), "e")
+	for _, w := range strings.FieldsFunc(strings.ToLower(before), func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }) {
+		if strings.HasPrefix(w, stem) && len(w) <= len(noun)+2 {
+			return true
+		}
+	}
+	return false
+}
+
 // backPointer matches phrases that lean on an earlier sentence: an
 // opening "in that case", "for example" or "in addition", a narrative's
 // "she" or "him", "themselves", a bare "this" ("To allow for this, …"), and
@@ -170,6 +195,9 @@ func alsoOrThus(words []string) bool {
 		w = strings.Trim(w, ",;:")
 		switch {
 		case w == "thus" || w == "hence":
+			if i > 0 && strings.HasSuffix(words[i-1], ",") && i+1 < len(words) && strings.HasSuffix(words[i+1], "ing") {
+				continue // "…, thus allowing for …" goes on from its own clause
+			}
 			return true
 		case w != "also" || i > 0 && strings.Trim(words[i-1], ",") == "but":
 		case i+1 < len(words) && namingWords[strings.Trim(words[i+1], ",")]:
