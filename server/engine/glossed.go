@@ -458,32 +458,44 @@ func cutCoordination(p string) (string, string, bool) {
 }
 
 // coverMarks gives the bold terms that no question asks yet one question
-// each where it can: a cloze of the sentence that sets the term in bold,
-// after the sentence before it where this one leans on that one ("RNA
-// polymerase unwinds the DNA. The unwound region is called a _____."),
-// whatever the topic's share, since a chapter's bold terms are what a
-// student is there to learn.
+// each where it can, whatever their topic's share: a chapter's bold terms
+// are what a student is there to learn.
 func (a *asker) coverMarks(ctx context.Context, units []*unit) {
 	for _, u := range units {
-		anaphoric := a.anaphoric(u)
-		for _, blk := range u.blocks {
-			for i, s := range blk.sents {
-				if ctx.Err() != nil {
-					return
-				}
-				for _, b := range a.unaskedBlanks(s) {
-					q, ok := a.markCloze(s, b, i, anaphoric[s])
-					if !ok {
-						continue
-					}
+		if ctx.Err() != nil {
+			return
+		}
+		for _, q := range a.markClozes(u, false) {
+			a.accept(q)
+		}
+	}
+}
+
+// markClozes returns a cloze for each bold term of u's sentences that no
+// question asks yet: of the sentence that sets it in bold, after the
+// sentence before where this one leans on that one by its opening ("RNA
+// polymerase opens the helix. The opened stretch is called a _____."). With
+// leaningOnly, only those after a sentence before: the others are among
+// the clozes already.
+func (a *asker) markClozes(u *unit, leaningOnly bool) []studyloop.Question {
+	var out []studyloop.Question
+	anaphoric := a.anaphoric(u)
+	for _, blk := range u.blocks {
+		for i, s := range blk.sents {
+			leans := anaphoric[s] || s.hasProblem()
+			if leaningOnly && !leans {
+				continue
+			}
+			for _, b := range a.unaskedBlanks(s) {
+				if q, ok := a.markCloze(s, b, i, leans); ok {
 					q.Topic = u.topic
-					if a.accept(q) {
-						break
-					}
+					out = append(out, q)
+					break
 				}
 			}
 		}
 	}
+	return out
 }
 
 // unaskedBlanks returns the bold terms of s, as blanks, that no question
@@ -500,7 +512,9 @@ func (a *asker) unaskedBlanks(s *sentence) []blank {
 		end := wordEnd(s.block.p.text, sp.End)
 		from, to := sp.Start-s.start, end-s.start
 		term := s.text[from:to]
-		if a.asked[answerKey(term)] > 0 || len(strings.Fields(term)) > 5 || !nounPhraseAt(s, from, to) || !boldNounPhrase(a.lex, term) {
+		// The author's bold says where the term ends better than the
+		// tagger ("a transcription bubble" with "bubble" an adjective).
+		if a.asked[answerKey(term)] > 0 || len(strings.Fields(term)) > 5 || !boldNounPhrase(a.lex, term) || holdsVerb(s, from, to) {
 			continue
 		}
 		out = append(out, blank{from: from, to: to, class: boldClass(s, from, to)})
@@ -530,7 +544,11 @@ func (a *asker) markCloze(s *sentence, b blank, i int, leans bool) (studyloop.Qu
 	}
 	q.Prompt = prev.text + " " + q.Prompt
 	q.Source.Start = prev.span().Start
-	return q, a.check(q) == nil
+	if a.check(q) != nil {
+		return studyloop.Question{}, false
+	}
+	a.leadOf[q.Source] = prev.span()
+	return q, true
 }
 
 // startsLeaning reports whether what makes s lean on the sentence before
@@ -542,4 +560,14 @@ func startsLeaning(s *sentence) bool {
 		rest = s.text[s.toks[2].Start:]
 	}
 	return !needsContext("A "+rest) && !pointsElsewhere(s.text) && !speaksToReader(s.text) && !notEnglishSentence(s.text)
+}
+
+// holdsVerb reports whether the bytes from to to of s hold a finite verb.
+func holdsVerb(s *sentence, from, to int) bool {
+	for i, t := range s.toks {
+		if t.Start >= from && t.End() <= to && finiteVerb(s.toks, i) {
+			return true
+		}
+	}
+	return false
 }

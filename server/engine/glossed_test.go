@@ -144,3 +144,28 @@ func TestSoleSubsection(t *testing.T) {
 		})
 	}
 }
+
+// TestLeadInCloze: a bold term whose sentence leans on the one before by
+// its opening words is asked after that sentence, which then gives no
+// question of its own.
+func TestLeadInCloze(t *testing.T) {
+	text := "# Transcription\n\nThe **promoter** is where transcription starts in every gene. RNA polymerase opens a short stretch of the DNA double helix at the promoter. " +
+		"The opened stretch is named a **transcription bubble** by most biologists. The **terminator** is where transcription stops in every gene. Each **codon** holds three bases of the messenger."
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "RNA polymerase opens a short stretch of the DNA double helix at the promoter. The opened stretch is named a _____ by most biologists."
+	found := false
+	for _, q := range ex.Questions {
+		switch {
+		case q.Prompt == want && q.Answer == "transcription bubble":
+			found = true
+		case q.Answer == "DNA double helix" || q.Prompt == "The opened stretch is named a _____ by most biologists.":
+			t.Errorf("question %q (%q) repeats or lacks the lead-in", q.Prompt, q.Answer)
+		}
+	}
+	if !found {
+		t.Errorf("no cloze %q among %+v", want, ex.Questions)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jdkato/prose/v3/token"
+	"github.com/studyloop/studyloop/server/lexicon"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -474,7 +475,7 @@ func splitsPhrase(q studyloop.Question, tags sentenceTagger) bool {
 		switch next := toks[last+1]; {
 		case next.Start < to:
 			return true
-		case strings.HasPrefix(next.Tag, "NN"), next.Tag == "POS":
+		case strings.HasPrefix(next.Tag, "NN") && !presentVerb(next.Text), next.Tag == "POS":
 			return true
 		}
 	}
@@ -483,6 +484,16 @@ func splitsPhrase(q studyloop.Question, tags sentenceTagger) bool {
 		return true
 	}
 	return false
+}
+
+// presentVerb reports whether a word the tagger took for a plural noun
+// is a verb's third person that is no noun at all: "refers" in
+// "Afterload refers to …".
+func presentVerb(word string) bool {
+	lex := lexicon.Default()
+	lower := strings.ToLower(word)
+	base, ok := strings.CutSuffix(lower, "s")
+	return ok && lex.IsVerb(base) && !lex.IsNoun(lower) && !lex.IsNoun(base)
 }
 
 // inList reports whether tokens [first, last] stand in a list of like

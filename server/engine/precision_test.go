@@ -41,6 +41,8 @@ func TestPrecisionChecks(t *testing.T) {
 		{"needs earlier sentence", cloze("Factors that increase contractility are described as positive inotropic factors, and those that decrease it are described as _____.", "negative inotropic factors"), false},
 		{"needs earlier sentence", cloze("Primary transcripts must be processed to protect these transcripts from _____.", "degradation"), false},
 		{"needs earlier sentence", cloze("Enzymes in these cells make _____.", "collagen"), true},
+		{"blank splits a phrase", cloze("_____ refers to the tension that the ventricles must develop to pump blood.", "Afterload"), false},
+		{"blank splits a phrase", cloze("The _____ cells divide quickly.", "stem"), true},
 		{"needs earlier sentence", cloze("Those cells make _____ from amino acids.", "collagen"), true},
 		{"needs earlier sentence", cloze("The result that Pavlov found was called _____.", "conditioning"), false},
 		{"needs earlier sentence", cloze("The amino acid bound to the _____ is also linked to the growing chain.", "P-site tRNA"), true},

@@ -102,6 +102,9 @@ type asker struct {
 	// leadIns are the sources of questions asked after a lead-in
 	// sentence.
 	leadIns []studyloop.Span
+	// leadOf maps the source of a cloze asked after the sentence before
+	// to that sentence's span: the two go together or not at all.
+	leadOf map[studyloop.Span]studyloop.Span
 	// marks are the study's bold terms, the wrong choices of questions
 	// that ask for one.
 	marks []markedTerm
@@ -177,7 +180,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 	}
 	a := &asker{
 		text: text, opts: opts, stem: stem, seen: newDedup(stem), pool: map[string][]phrase{}, groups: map[int][]fact{},
-		used: map[studyloop.Span]bool{}, tagged: map[string][]token.Token{}, lex: lexicon.Default(),
+		used: map[studyloop.Span]bool{}, leadOf: map[studyloop.Span]studyloop.Span{}, tagged: map[string][]token.Token{}, lex: lexicon.Default(),
 		recur: map[string]int{}, units: map[string]int{}, termKeys: map[string]bool{}, marked: map[string]bool{}, asked: map[string]int{}, offered: map[string]int{},
 		checked: map[checkKey]error{}, genericity: map[string]bool{}, aliases: findAliases(text), rivals: map[[2]string]kin{},
 	}
@@ -273,6 +276,7 @@ func (a *asker) ask(ctx context.Context, u *unit) error {
 	src := a.rankSentences(u, minClozeTokens)
 	got := a.take(ctx, u, want, [][]studyloop.Question{
 		a.boldQuestions(u, n),
+		a.markClozes(u, true),
 		a.shortAnswers(u, n),
 		statedQuestions(u, n),
 		eventOrder(u),
@@ -355,7 +359,8 @@ func numeralOrdinal(answer string) string {
 func (a *asker) accept(q studyloop.Question) bool {
 	// One question per sentence or fact: asking the same thing twice, even
 	// in two forms, is a near-duplicate.
-	if a.used[q.Source] || a.overlapsLeadIn(q.Source) || a.check(q) != nil {
+	lead, leads := a.leadOf[q.Source]
+	if a.used[q.Source] || a.overlapsLeadIn(q.Source) || leads && a.used[lead] || a.check(q) != nil {
 		return false
 	}
 	for _, c := range q.Choices {
@@ -386,7 +391,7 @@ func (a *asker) accept(q studyloop.Question) bool {
 		}
 	}
 	a.used[q.Source] = true
-	if strings.Contains(q.Prompt, ". What ") {
+	if strings.Contains(q.Prompt, ". What ") || leads {
 		a.leadIns = append(a.leadIns, q.Source)
 	}
 	a.asked[answerKey(q.Answer)]++
