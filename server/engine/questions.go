@@ -1162,7 +1162,19 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 		}
 	}
 	if len(picked) < 3 {
-		return q, false
+		// The study's bold and recurring terms of the answer's kind,
+		// enumerations included.
+		if picked = a.termChoices(q); picked == nil {
+			return q, false
+		}
+		for i, p := range picked {
+			if b.from == 0 {
+				picked[i] = upperFirst(p)
+			}
+			if index.leaks(picked[i]) {
+				return q, false
+			}
+		}
 	}
 	q.Type = studyloop.QuestionMultipleChoice
 	q.Choices = shuffleIn(q.Prompt, q.Answer, picked)
