@@ -254,10 +254,12 @@ func (a *asker) boldQuestions(u *unit, n int) []studyloop.Question {
 		if q, ok := definedSubject(s); ok {
 			if mc := a.withTermChoices(q); mc.Type == studyloop.QuestionMultipleChoice {
 				out = append(out, mc)
+			} else if _, asked := definitionSentence(s); !asked {
+				out = append(out, q) // "An elastic demand or elastic supply is one in which …" has no "What is X?"
 			}
 			continue
 		}
-		for _, ask := range []func(*sentence) (studyloop.Question, bool){namedQuestion, namedAside} {
+		for _, ask := range []func(*sentence) (studyloop.Question, bool){namedQuestion, namedAside, calledWhen} {
 			if q, ok := ask(s); ok {
 				out = append(out, a.withTermChoices(q))
 				break
@@ -570,4 +572,36 @@ func holdsVerb(s *sentence, from, to int) bool {
 		}
 	}
 	return false
+}
+
+// weCall matches "When <condition>, we call the <thing> a <term>.": the
+// groups are the conjunction, the condition, the thing and the term.
+var weCall = regexp.MustCompile(`^(When|If) ([^,;:]{5,120}), we (?:call|term|name) (?:the |a |an )?([\p{L}-]{3,30}) (?:an? |the )?([^,;:]{3,60})\.$`)
+
+// calledWhen asks for the bold term a textbook names in the first person:
+// "When the income elasticity of demand is negative, we call the good an
+// **inferior good**." asks "What is a good called when the income
+// elasticity of demand is negative?".
+func calledWhen(s *sentence) (studyloop.Question, bool) {
+	m := weCall.FindStringSubmatchIndex(s.text)
+	if m == nil {
+		return studyloop.Question{}, false
+	}
+	term := s.text[m[8]:m[9]]
+	for i, t := range s.toks {
+		if t.Start != m[8] {
+			continue
+		}
+		bold, ok := boldAt(s, i)
+		if !ok || strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(bold, "")) != strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(term, "")) {
+			return studyloop.Question{}, false
+		}
+		thing := strings.ToLower(s.text[m[6]:m[7]])
+		prompt := "What is " + indefinite(thing) + " called " + strings.ToLower(s.text[m[2]:m[3]]) + " " + s.text[m[4]:m[5]] + "?"
+		if needsContext(s.text[m[4]:m[5]]) {
+			return studyloop.Question{}, false
+		}
+		return namingQuestion(prompt, strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(term, "")), s)
+	}
+	return studyloop.Question{}, false
 }
