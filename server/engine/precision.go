@@ -146,12 +146,12 @@ var relationalNouns = wordSet(`output outputs result results contribution contri
 	expression expressions component components terms factor factors step steps procedure method approach`)
 
 // ofWhat are the words after a relational noun that say whose it is.
-var ofWhat = wordSet(`of for from between in that which who whose when where`)
+var ofWhat = wordSet(`of for between in that which who whose when where`)
 
 // leaningPhrase matches words inside a sentence that point at something
 // said before it: "however", "the two chambers", "the century" without its
-// number, "the latter".
-var leaningPhrase = regexp.MustCompile(`(?i)\bhowever\b|\bthe two \pL+|\bthe (century|latter|former)\b`)
+// number, "the latter", "despite the name" (whose?).
+var leaningPhrase = regexp.MustCompile(`(?i)\bhowever\b|\bthe two \pL+|\bthe (century|latter|former)\b|\bdespite (the|its|their) names?\b`)
 
 // demonstrative matches "this", "these" or "those" before a word inside a
 // sentence ("uses these molecules"): the thing it names was introduced

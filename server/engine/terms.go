@@ -54,7 +54,7 @@ var humanity = map[string]bool{"mankind": true, "humankind": true, "humanity": t
 // personRecurrence is how often a study must name a kind of person
 // ("abolitionists") for it to be a term of the study rather than people
 // mentioned in passing ("inventors").
-const personRecurrence = 4
+const personRecurrence = 8
 
 // isGeneralWord reports whether lower is a word of general English.
 func isGeneralWord(lex *lexicon.Lexicon, lower string) bool {
