@@ -20,7 +20,7 @@ import (
 const (
 	minClozeTokens   = 8
 	maxClozeTokens   = 60
-	minClozeContext  = 6   // tokens left visible around the blank
+	minClozeContext  = 8   // tokens left visible around the blank
 	distractorScan   = 60  // candidates looked at per multiple-choice question
 	maxGroupFacts    = 500 // facts of one list, glossary or column kept as distractors
 	phrasesPerTopic  = 200
