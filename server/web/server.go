@@ -47,7 +47,7 @@ type Deps struct {
 func NewServer(d Deps) http.Handler {
 	mux := http.NewServeMux()
 	addRoutes(mux, d)
-	var h http.Handler = clientaddr.Resolve(d.Config.TrustedProxies, mux)
+	var h http.Handler = clientaddr.Resolve(d.Config.TrustedProxies, routeSiteFirst(mux, d.Site.files))
 	h = recoverPanics(d.Logger, h)
 	h = securityHeaders(d.Config, h)
 	h = logRequests(d.Logger, d.RequestLog, h)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io/fs"
 	"net/http"
+	"net/url"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -388,6 +390,11 @@ func (s *siteFiles) serve(w http.ResponseWriter, r *http.Request, urlPath string
 		s.notFound[s.site.NotFound(urlPath)].write(w, r)
 		return
 	}
+	s.serveResource(w, r, res)
+}
+
+// serveResource answers r from res.
+func (s *siteFiles) serveResource(w http.ResponseWriter, r *http.Request, res *siteResource) {
 	rep := res.reps[0]
 	if len(res.reps) > 1 {
 		choice := s.chooser.Choose(r.Header["Accept"])
@@ -423,6 +430,62 @@ func handleSite(s *siteFiles) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.serve(w, r, r.URL.Path)
 	})
+}
+
+// routeSiteFirst returns a handler that serves a GET or HEAD of a built
+// file's path from s itself and passes every other request to mux. It takes
+// only the paths mux would route to the site handler anyway (the "GET /"
+// fallback), clean and with nothing to escape, as mux would route them
+// without a redirect, so the answers are the same; it saves the mux's walk
+// of its routes (and its cleaning and escaping of the path) on the requests
+// most frequent. A request whose path was sent escaped (r.URL.RawPath set)
+// goes through mux. The paths are checked against mux here, once, with no
+// host: valid while no route names a host.
+func routeSiteFirst(mux *http.ServeMux, s *siteFiles) http.Handler {
+	direct := directSitePaths(mux, s)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.RawPath == "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			if res := direct[r.URL.Path]; res != nil {
+				s.serveResource(w, r, res)
+				return
+			}
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// directSitePaths returns the resources of s whose paths routeSiteFirst
+// serves without the mux.
+func directSitePaths(mux *http.ServeMux, s *siteFiles) map[string]*siteResource {
+	direct := map[string]*siteResource{}
+	for urlPath, res := range s.resources {
+		if takenAsIs(urlPath) && routesToSite(mux, http.MethodGet, urlPath) && routesToSite(mux, http.MethodHead, urlPath) {
+			direct[urlPath] = res
+		}
+	}
+	return direct
+}
+
+// sitePattern is the route of handleSite in addRoutes (written there as a
+// literal, as the route tests read them).
+const sitePattern = "GET /"
+
+// takenAsIs reports whether a mux routes urlPath as it is, rather than
+// redirecting to its cleaned form: no "." or ".." segment, no doubled
+// slash, nothing that needs escaping.
+func takenAsIs(urlPath string) bool {
+	clean := path.Clean(urlPath)
+	if strings.HasSuffix(urlPath, "/") && clean != "/" {
+		clean += "/"
+	}
+	return clean == urlPath && (&url.URL{Path: urlPath}).EscapedPath() == urlPath
+}
+
+// routesToSite reports whether mux sends a request with this method and
+// path to the site handler.
+func routesToSite(mux *http.ServeMux, method, urlPath string) bool {
+	_, pattern := mux.Handler(&http.Request{Method: method, URL: &url.URL{Path: urlPath}, Host: ""})
+	return pattern == sitePattern
 }
 
 // handleConnectPage serves the negotiated MCP connect page (GET and HEAD of

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -418,5 +419,61 @@ func TestEveryAdvertisedURLAnswers(t *testing.T) {
 				t.Errorf("%s names %s, which answers %d", doc, p, res.StatusCode)
 			}
 		}
+	}
+}
+
+// TestRouteSiteFirst checks that a request answered by routeSiteFirst
+// without the mux gets the answer the mux gives it, and that the paths a
+// more specific route or a redirect claims still go through the mux.
+func TestRouteSiteFirst(t *testing.T) {
+	site := newBenchSite(t)
+	mux := http.NewServeMux()
+	mux.Handle("GET /mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "route") }))
+	mux.Handle(sitePattern, handleSite(site))
+	first := routeSiteFirst(mux, site)
+	direct := directSitePaths(mux, site)
+	if direct["/support/"] == nil || direct["/llms-full.txt"] == nil || direct["/mcp"] != nil || len(direct) != len(site.resources)-1 {
+		t.Errorf("%d of %d paths served first, /support/ %t, /llms-full.txt %t, /mcp %t; want all but /mcp",
+			len(direct), len(site.resources), direct["/support/"] != nil, direct["/llms-full.txt"] != nil, direct["/mcp"] != nil)
+	}
+	for _, tc := range []struct {
+		method, target string
+		accept         string
+		wantStatus     int
+		wantRoute      bool // the GET /mcp route answers
+	}{
+		{http.MethodGet, "/support/", "", http.StatusOK, false},
+		{http.MethodGet, "/support/", "text/markdown", http.StatusOK, false},
+		{http.MethodHead, "/support/", "", http.StatusOK, false},
+		{http.MethodGet, "/support", "", http.StatusOK, false},
+		{http.MethodGet, "/llms-full.txt", "", http.StatusOK, false},
+		{http.MethodGet, "/mcp", "", http.StatusOK, true},
+		{http.MethodGet, "/%73upport/", "", http.StatusOK, false},
+		{http.MethodGet, "/x/../support/", "", http.StatusTemporaryRedirect, false},
+		{http.MethodGet, "//support/", "", http.StatusTemporaryRedirect, false},
+		{http.MethodGet, "/no-such-page/", "", http.StatusNotFound, false},
+		{http.MethodPost, "/support/", "", http.StatusMethodNotAllowed, false},
+	} {
+		t.Run(tc.method+" "+tc.target+" "+tc.accept, func(t *testing.T) {
+			answer := func(h http.Handler) *httptest.ResponseRecorder {
+				req := httptest.NewRequest(tc.method, tc.target, nil)
+				if tc.accept != "" {
+					req.Header.Set("Accept", tc.accept)
+				}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				return rec
+			}
+			got, want := answer(first), answer(mux)
+			if got.Code != tc.wantStatus || want.Code != tc.wantStatus {
+				t.Fatalf("status %d (mux alone %d), want %d", got.Code, want.Code, tc.wantStatus)
+			}
+			if got.Body.String() != want.Body.String() || !reflect.DeepEqual(got.Header(), want.Header()) {
+				t.Errorf("answer differs from the mux's:\n%v\n%v", got.Header(), want.Header())
+			}
+			if isRoute := got.Body.String() == "route"; isRoute != tc.wantRoute {
+				t.Errorf("answered by the GET /mcp route: %v, want %v", isRoute, tc.wantRoute)
+			}
+		})
 	}
 }
