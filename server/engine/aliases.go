@@ -155,9 +155,25 @@ func trailingContent(s string) string {
 	return strings.Join(words[i:], " ")
 }
 
-// of returns the other names of answer.
+// of returns the other names of answer, in its number where the study
+// gives them in the other ("stop codon" is also "nonsense codon" where
+// the text says "stop codons or nonsense codons").
 func (al aliases) of(answer string) []string {
-	return al[answerKey(answer)]
+	key := answerKey(answer)
+	if names, ok := al[key]; ok {
+		return names
+	}
+	var names []string
+	if singular, ok := strings.CutSuffix(key, "s"); ok {
+		for _, n := range al[singular] {
+			names = append(names, n+"s")
+		}
+		return names
+	}
+	for _, n := range al[key+"s"] {
+		names = append(names, strings.TrimSuffix(n, "s"))
+	}
+	return names
 }
 
 // same reports whether a and b name the same thing in the study.

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/studyloop/studyloop/server/studyloop"
@@ -173,5 +174,43 @@ func TestLeadInCloze(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no cloze %q among %+v", want, ex.Questions)
+	}
+}
+
+func TestInAside(t *testing.T) {
+	s := &sentence{text: "When the atria contract (atrial systole), the pressure rises."}
+	for _, tt := range []struct {
+		blank string
+		want  bool
+	}{{"atrial systole", true}, {"pressure", false}, {"atria", false}} {
+		from := strings.Index(s.text, tt.blank)
+		if got := inAside(s, blank{from: from, to: from + len(tt.blank)}); got != tt.want {
+			t.Errorf("inAside(%q) = %v, want %v", tt.blank, got, tt.want)
+		}
+	}
+}
+
+// TestOneAskPerTopic: an answer asked once in a topic is asked again, if
+// at all, from another topic.
+func TestOneAskPerTopic(t *testing.T) {
+	text := "# Translation\n\nThe **ribosome** reads the messenger RNA three bases at a time in every living cell. Bacteria build each **ribosome** from two subunits of protein and RNA. " +
+		"In every cell the **ribosome** joins the amino acids into a long chain with peptide bonds. A **tRNA** carries each amino acid to its codon on the messenger in the cell."
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, q := range ex.Questions {
+		if seen[answerKey(q.Answer)] {
+			t.Errorf("%q asked twice in one topic: %+v", q.Answer, ex.Questions)
+		}
+		seen[answerKey(q.Answer)] = true
+	}
+}
+
+func TestAliasesOfOtherNumber(t *testing.T) {
+	al := findAliases("These are called **stop codons** or **nonsense codons**.")
+	if got := al.of("stop codon"); !slices.Equal(got, []string{"nonsense codon"}) {
+		t.Errorf("aliases of %q = %q, want [nonsense codon]", "stop codon", got)
 	}
 }

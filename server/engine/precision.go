@@ -652,6 +652,9 @@ func answerWordInPrompt(q studyloop.Question, stem stemmer) bool {
 			continue // the head names the kind ("the two DNA strands ... the _____" for "antisense strand"); "RNA" is every sentence's
 		}
 		w = strings.ToLower(w)
+		if symbol(w) && strings.Contains(q.Prompt, w) {
+			return true // "sigma (σ)" beside "σ factor"
+		}
 		if utf8.RuneCountInString(w) < 4 || isStopWord(w) {
 			continue
 		}
@@ -660,6 +663,13 @@ func answerWordInPrompt(q studyloop.Question, stem stemmer) bool {
 		}
 	}
 	return false
+}
+
+// symbol reports whether w is one letter outside the Latin alphabet, as
+// science writes its quantities: "σ", "μ".
+func symbol(w string) bool {
+	r, n := utf8.DecodeRuneInString(w)
+	return n == len(w) && r > unicode.MaxLatin1 && unicode.IsLetter(r)
 }
 
 // guessable reports an answer a student could give without knowing the
@@ -688,6 +698,9 @@ func cognateInPrompt(q studyloop.Question) bool {
 	if len(words) == 0 {
 		return false
 	}
+	if bracketCognate(q.Prompt, words) {
+		return true
+	}
 	prompt := strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(q.Prompt, Blank, " ")), func(r rune) bool { return !unicode.IsLetter(r) })
 	if len(words) == 1 {
 		answer := []rune(words[0])
@@ -711,6 +724,25 @@ func cognateInPrompt(q studyloop.Question) bool {
 	}
 	return false
 }
+
+// bracketCognate reports whether an aside in brackets spells out a word
+// of the answer: "(ex-on signifies that they are expressed)" beside
+// "exons", "(hypercalcemia)" beside "calcium". A word of the aside holds
+// the first four letters of an answer word of five or more.
+func bracketCognate(prompt string, answer []string) bool {
+	for _, aside := range bracketAside.FindAllString(strings.ToLower(prompt), -1) {
+		aside = strings.ReplaceAll(aside, "-", "")
+		for _, w := range answer {
+			if r := []rune(strings.Trim(w, ".,;:()'\"")); len(r) >= 5 && strings.Contains(aside, string(r[:4])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// bracketAside matches an aside in round brackets.
+var bracketAside = regexp.MustCompile(`\([^()]*\)`)
 
 // sameRoot reports whether two words differ only in a short ending:
 // "rulers" beside "ruled" share "rule".

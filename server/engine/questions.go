@@ -118,7 +118,9 @@ type asker struct {
 	// asked counts the questions per answer and offered the wrong choices
 	// per choice, both by answerKey.
 	asked, offered map[string]int
-	out            []studyloop.Question
+	// askedIn holds the topics each answer was asked in, by answerKey.
+	askedIn map[string]map[int]bool
+	out     []studyloop.Question
 }
 
 // tags is the sentenceTagger of checkQuestion: the tokens the analyzer
@@ -181,7 +183,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 	a := &asker{
 		text: text, opts: opts, stem: stem, seen: newDedup(stem), pool: map[string][]phrase{}, groups: map[int][]fact{},
 		used: map[studyloop.Span]bool{}, leadOf: map[studyloop.Span]studyloop.Span{}, tagged: map[string][]token.Token{}, lex: lexicon.Default(),
-		recur: map[string]int{}, units: map[string]int{}, termKeys: map[string]bool{}, marked: map[string]bool{}, asked: map[string]int{}, offered: map[string]int{},
+		recur: map[string]int{}, units: map[string]int{}, termKeys: map[string]bool{}, marked: map[string]bool{}, asked: map[string]int{}, askedIn: map[string]map[int]bool{}, offered: map[string]int{},
 		checked: map[checkKey]error{}, genericity: map[string]bool{}, aliases: findAliases(text), rivals: map[[2]string]kin{},
 	}
 	words := 0
@@ -374,6 +376,10 @@ func (a *asker) accept(q studyloop.Question) bool {
 	if _, dup := a.seen.add(q.Prompt, q.Answer); dup {
 		return false
 	}
+	key := answerKey(q.Answer)
+	if a.askedIn[key] != nil && a.askedIn[key][q.Topic] && q.Type != studyloop.QuestionTermDefinition {
+		return false // asked in this topic already: the next time, from another (a table's rows share values)
+	}
 	if q.Type != studyloop.QuestionMultipleChoice {
 		if n := numeralOrdinal(q.Answer); n != "" && len(strings.Fields(q.Answer)) <= 4 {
 			q.Alternatives = append(q.Alternatives, n)
@@ -394,7 +400,11 @@ func (a *asker) accept(q studyloop.Question) bool {
 	if strings.Contains(q.Prompt, ". What ") || leads {
 		a.leadIns = append(a.leadIns, q.Source)
 	}
-	a.asked[answerKey(q.Answer)]++
+	a.asked[key]++
+	if a.askedIn[key] == nil {
+		a.askedIn[key] = map[int]bool{}
+	}
+	a.askedIn[key][q.Topic] = true
 	if centuryOrDecade.MatchString(q.Answer) {
 		a.centuries++
 	}
@@ -732,7 +742,7 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 			break
 		}
 		for _, b := range blanks[s] {
-			if a.partOfTerm(s, b) || participleClause(s, b) || rivalNearby(s, b) || exampleSlot(s, b) || !nounPhraseAt(s, b.from, b.to) || instanceStatement(s, b) {
+			if a.partOfTerm(s, b) || participleClause(s, b) || rivalNearby(s, b) || exampleSlot(s, b) || !nounPhraseAt(s, b.from, b.to) || instanceStatement(s, b) || inAside(s, b) {
 				continue
 			}
 			if s.span().Start < a.firstMark {
@@ -919,6 +929,14 @@ func participleClause(s *sentence, b blank) bool {
 		return true
 	}
 	return false
+}
+
+// inAside reports whether blank b of s stands inside brackets: an
+// aside ("(atrial systole)") says again what the sentence says, often in
+// other words the student could give as well.
+func inAside(s *sentence, b blank) bool {
+	before := s.text[:b.from]
+	return strings.Count(before, "(") > strings.Count(before, ")")
 }
 
 // wordEnd extends a bold span that stops inside a word ("**exon**s") to
