@@ -150,8 +150,11 @@ var ofWhat = wordSet(`of for between in that which who whose when where`)
 
 // leaningPhrase matches words inside a sentence that point at something
 // said before it: "however", "the two chambers", "the century" without its
-// number, "the latter", "despite the name" (whose?).
-var leaningPhrase = regexp.MustCompile(`(?i)\bhowever\b|\bthe two \pL+|\bthe (century|latter|former)\b|\bdespite (the|its|their) names?\b`)
+// number, "the latter", "despite the name" (whose?), a worked example's
+// "in our example" and "we have just determined", a pointer to other
+// lessons ("for those interested") and a guess about a story's people
+// ("would probably have objected").
+var leaningPhrase = regexp.MustCompile(`(?i)\bhowever\b|\bthe two \pL+|\bthe (century|latter|former)\b|\bdespite (the|its|their) names?\b|\bin (our|this|that) example\b|\bwe have just\b|\bfor those interested\b|\bwould probably\b`)
 
 // demonstrative matches "this", "these" or "those" before a word inside a
 // sentence ("uses these molecules"): the thing it names was introduced
