@@ -171,7 +171,7 @@ func whyQuestion(s *sentence) (studyloop.Question, bool) {
 		}
 	}
 	text := s.text
-	subject := lowerFirstUnlessName(text[main[0].Start:main[verb-1].End()], main[0].Tag)
+	subject := termCase(text[main[0].Start:main[verb-1].End()], main[0].Tag)
 	rest := strings.TrimSpace(text[main[verb].End():main[len(main)-1].End()])
 	v := s.lower[verb]
 	var prompt string
@@ -186,8 +186,14 @@ func whyQuestion(s *sentence) (studyloop.Question, bool) {
 		prompt = "Why does " + subject + " " + stem + " " + rest + "?"
 	case main[verb].Tag == "VBP":
 		prompt = "Why do " + subject + " " + v + " " + rest + "?"
+	case main[verb].Tag == "VBD":
+		base, ok := lex.VerbBase(v)
+		if !ok {
+			return studyloop.Question{}, false
+		}
+		prompt = "Why did " + subject + " " + base + " " + rest + "?"
 	default:
-		return studyloop.Question{}, false // past tense: its stem cannot be told from its spelling
+		return studyloop.Question{}, false
 	}
 	prompt = strings.Join(strings.Fields(prompt), " ")
 	answer := strings.TrimSpace(text[s.toks[cut].Start:s.toks[len(s.toks)-2].End()])
