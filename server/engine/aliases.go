@@ -83,6 +83,9 @@ func findAliases(source string) aliases {
 	}
 	eachWindow(text, ", or ", func(w string, at int) {
 		if m := matchAt(commaOr, w, at); m != nil {
+			if before := strings.TrimSpace(w[:strings.Index(w, m[0])]); strings.HasSuffix(before, ")") {
+				return // "unconditioned (unlearned) responses, or reflexes": the name began before the aside
+			}
 			add(trailingContent(m[1]), m[2])
 		}
 	})

@@ -12,7 +12,8 @@ func TestFindAliases(t *testing.T) {
 		"In operant conditioning, also known as instrumental conditioning, organisms learn from consequences. " +
 		"More thyroid hormone, or thyroxin, raises the rate. " +
 		"The cell (see Figure 2) divides. These are called **stop codons** or **nonsense codons**. " +
-		"This volume is the **end diastolic volume (EDV)** or **preload**."
+		"This volume is the **end diastolic volume (EDV)** or **preload**. " +
+		"An organism has (1) unconditioned (unlearned) responses, or reflexes, and (2) learned ones."
 	al := findAliases(text)
 	tests := []struct {
 		name string
@@ -29,6 +30,7 @@ func TestFindAliases(t *testing.T) {
 		{"cell", nil}, // a bracket that is no other name
 		{"stop codons", []string{"nonsense codons"}},
 		{"preload", []string{"end diastolic volume"}},
+		{"reflexes", nil}, // not "responses": the name began before the aside
 	}
 	for _, tt := range tests {
 		if got := al.of(tt.name); !slices.Equal(got, tt.want) {

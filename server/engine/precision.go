@@ -2,7 +2,6 @@ package engine
 
 import (
 	"regexp"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -50,6 +49,17 @@ func precisionProblem(q studyloop.Question, tags sentenceTagger) string {
 	return ""
 }
 
+// namesTwo reports whether the words after a "both" name its two things:
+// an "and" within four words that joins words, not clauses (", and").
+func namesTwo(after []string) bool {
+	for j, w := range after[:min(len(after), 4)] {
+		if w == "and" && j > 0 && !strings.HasSuffix(after[j-1], ",") {
+			return true
+		}
+	}
+	return false
+}
+
 // contextOpeners are the words that, opening a sentence, point back at an
 // earlier one: pronouns, connectives and ordinals without their noun.
 var contextOpeners = wordSet(`it its it's they them their theirs he him his she her hers we our this these that those
@@ -91,8 +101,10 @@ func needsContext(prompt string) bool {
 	if contextOpeners[first] && !(second == "way") {
 		return true // "This way, …" points forward; "This means that …" back
 	}
-	if first == "both" && !slices.Contains(words[1:min(len(words), 5)], "and") {
-		return true // "Both chambers are …"; "Both DNA and RNA …" names its two
+	for i, w := range words {
+		if strings.Trim(w, ",;:") == "both" && !namesTwo(words[i+1:]) {
+			return true // "Both chambers are …", "during rest, both centers …"; "both DNA and RNA" names its two
+		}
 	}
 	// "Each", "both", "either" and "neither" before a noun name their
 	// things ("Each codon ..."); alone ("Each is ...", "Both of ...") they
@@ -184,7 +196,7 @@ func said(before, noun string) bool {
 // opening "in that case", "for example" or "in addition", a narrative's
 // "she" or "him", "themselves", a bare "this" ("To allow for this, …"), and
 // a closing aside in brackets ("(still)").
-var backPointer = regexp.MustCompile(`(?i)^(in (that|this|such a|either|each) cases?|for (example|instance)|as a result|in turn|in addition|in particular|in fact|in contrast|by contrast|on the other hand|for this reason|to allow for this|in this way)\b|\b(she|he|her|him|themselves|himself|herself)\b|\bthis[,.;]|\([a-z]+(?: [a-z]+)?\)\.?$`)
+var backPointer = regexp.MustCompile(`(?i)^(in (that|this|such a|either|each) cases?|for (example|instance)|as a result|in turn|in addition|in particular|in fact|in contrast|by contrast|in comparison|by comparison|at this point|at that point|at the same time|in response|on the other hand|for this reason|to allow for this|in this way)\b|\b(she|he|her|him|themselves|himself|herself)\b|\bthis[,.;]|\([a-z]+(?: [a-z]+)?\)\.?$`)
 
 // commaPronoun matches a pronoun opening the main clause after an
 // introductory phrase: "In addition to X, it also serves as ...".
