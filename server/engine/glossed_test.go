@@ -214,3 +214,22 @@ func TestAliasesOfOtherNumber(t *testing.T) {
 		t.Errorf("aliases of %q = %q, want [nonsense codon]", "stop codon", got)
 	}
 }
+
+func TestNarrates(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Pavlov would sound a tone and then give the dogs the meat powder.":           true,
+		"Prior to conditioning, the dogs did not salivate when they heard the tone.":  true,
+		"Garcia and Koelling showed that taste aversions could be conditioned.":       false,
+		"The ribosome joins the amino acids into a chain.":                            false,
+		"Eukaryotes use three different polymerases that transcribe different genes.": false,
+	} {
+		toks := tagSentence(text)
+		s := &sentence{text: text, toks: toks, tagged: true}
+		for _, tk := range toks {
+			s.lower = append(s.lower, strings.ToLower(tk.Text))
+		}
+		if got := narrates(s); got != want {
+			t.Errorf("narrates(%q) = %v, want %v", text, got, want)
+		}
+	}
+}

@@ -105,6 +105,10 @@ type asker struct {
 	// leadOf maps the source of a cloze asked after the sentence before
 	// to that sentence's span: the two go together or not at all.
 	leadOf map[studyloop.Span]studyloop.Span
+	// presentTense reports a study that states its matter in the present
+	// tense, as a science text does: its past-tense sentences tell the
+	// stories of its examples and discoveries.
+	presentTense bool
 	// marks are the study's bold terms, the wrong choices of questions
 	// that ask for one.
 	marks []markedTerm
@@ -229,6 +233,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 	if len(a.marked) >= markedEnough {
 		a.firstMark = firstBold
 	}
+	a.presentTense = presentTense(units)
 	a.marks = markedTerms(units, a.lex, stem)
 	a.addRecurringTerms(units)
 	a.findLists(units)
@@ -745,6 +750,9 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 			if a.partOfTerm(s, b) || participleClause(s, b) || rivalNearby(s, b) || exampleSlot(s, b) || !nounPhraseAt(s, b.from, b.to) || instanceStatement(s, b) || inAside(s, b) {
 				continue
 			}
+			if a.presentTense && narrates(s) {
+				break // "Pavlov would sound a tone and then give the dogs the _____"
+			}
 			if s.span().Start < a.firstMark {
 				break // the chapter's opening, before the first term it marks, introduces
 			}
@@ -927,6 +935,43 @@ func participleClause(s *sentence, b blank) bool {
 			return false
 		}
 		return true
+	}
+	return false
+}
+
+// presentTense reports whether the finite verbs of units' sentences are
+// mostly in the present tense: more than twice as many as in the past.
+func presentTense(units []*unit) bool {
+	present, past := 0, 0
+	for _, u := range units {
+		for _, s := range u.sentences() {
+			for _, t := range s.toks {
+				switch t.Tag {
+				case "VBZ", "VBP":
+					present++
+				case "VBD":
+					past++
+				}
+			}
+		}
+	}
+	return present > 2*past
+}
+
+// narrates reports whether s tells a story rather than states a fact:
+// its first finite verb is "would" or "could" of a habit ("Pavlov would
+// sound a tone"), or in the past tense after a definite subject ("the
+// dogs did not salivate"). A finding's named author ("Garcia and Koelling
+// showed …") states a fact of the field.
+func narrates(s *sentence) bool {
+	for i, t := range s.toks {
+		if !finiteVerb(s.toks, i) {
+			continue
+		}
+		if t.Tag == "MD" {
+			return s.lower[i] == "would" || s.lower[i] == "could"
+		}
+		return t.Tag == "VBD" && slices.Contains(s.lower[:i], "the")
 	}
 	return false
 }
