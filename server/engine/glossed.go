@@ -24,6 +24,7 @@ import (
 type markedTerm struct {
 	text string
 	key  string // stemKey of text
+	head string // its head noun
 	at   int    // where it stands in the source
 	// lists are the enumerations of the study that name the term beside
 	// others ("acquisition, extinction, spontaneous recovery, and
@@ -51,7 +52,7 @@ func markedTerms(units []*unit, lex *lexicon.Lexicon, stem stemmer) []markedTerm
 					continue
 				}
 				seen[k] = true
-				out = append(out, markedTerm{text: t, key: k, at: b.p.source(sp.Start, sp.End).Start})
+				out = append(out, markedTerm{text: t, key: k, head: headNoun(t), at: b.p.source(sp.Start, sp.End).Start})
 			}
 		}
 	}
@@ -81,7 +82,7 @@ func (a *asker) addRecurringTerms(units []*unit) {
 				t = termCase(t, occ[0].sent.toks[0].Tag)
 			}
 			seen[p.stemKey] = true
-			a.marks = append(a.marks, markedTerm{text: t, key: p.stemKey, at: occ[0].sent.span().Start})
+			a.marks = append(a.marks, markedTerm{text: t, key: p.stemKey, head: headNoun(t), at: occ[0].sent.span().Start})
 		}
 	}
 }
@@ -116,8 +117,17 @@ func firstTag(b *block, at int) string {
 func (a *asker) termChoices(q studyloop.Question) []string {
 	own := stemKey(q.Answer, a.stem)
 	prompt := normalize(q.Prompt)
+	head := headNoun(q.Answer)
+	headStem, several := a.stem(head), strings.Contains(strings.TrimSpace(q.Answer), " ")
+	at, listed := a.markAt[own]
 	var near []markedTerm
 	for _, c := range a.marks {
+		// WordNet's kinship counts for one-word answers only; a phrase's
+		// kin share its head or an enumeration (ofKind), which is
+		// cheaper to rule out first.
+		if several && (headStem == "" || a.stem(c.head) != headStem) && (!listed || !sharesList(a.marks[at].lists, c.lists)) {
+			continue
+		}
 		if n, m := utf8.RuneCountInString(c.text), utf8.RuneCountInString(q.Answer); n > 2*m+8 || m > 2*n+8 {
 			continue // of a like length, so the answer does not stand out
 		}
@@ -167,8 +177,13 @@ func (a *asker) ofKind(answer, key string, c markedTerm) bool {
 	if !ok || plural(headNoun(answer)) != plural(headNoun(c.text)) || tooClose(a.lex, answer, c.text) {
 		return false
 	}
-	for _, l := range a.marks[i].lists {
-		if slices.Contains(c.lists, l) {
+	return sharesList(a.marks[i].lists, c.lists)
+}
+
+// sharesList reports whether two terms' enumerations have one in common.
+func sharesList(a, b []int) bool {
+	for _, l := range a {
+		if slices.Contains(b, l) {
 			return true
 		}
 	}

@@ -1227,6 +1227,9 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 	if len(picked) < 3 {
 		// The study's bold and recurring terms of the answer's kind,
 		// enumerations included.
+		if !a.marked[stemKey(q.Answer, a.stem)] {
+			return q, false
+		}
 		if picked = a.termChoices(q); picked == nil {
 			return q, false
 		}
