@@ -362,8 +362,8 @@ func afterTerm(s *sentence, i int, term string) int {
 var bracketed = regexp.MustCompile(`\s*\([^()]*\)`)
 
 // leaningWords are the words by which a definition would lean on the
-// sentences around it.
-var leaningWords = wordSet(`it its they them their this these those he him his she her above below previous following here there`)
+// sentences around it, or speak to the reader.
+var leaningWords = wordSet(`it its they them their this these those he him his she her above below previous following here there we us our you your`)
 
 // termFor asks for the bold term at token i of s from the definition that
 // runs from token from to the sentence's end: a noun phrase opening with

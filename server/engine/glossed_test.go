@@ -233,3 +233,22 @@ func TestNarrates(t *testing.T) {
 		}
 	}
 }
+
+// TestDefinitionAnswerStandsAlone: "What is X?" is asked only where the
+// answer leans on nothing around it.
+func TestDefinitionAnswerStandsAlone(t *testing.T) {
+	g := mustOffline(t)
+	for text, want := range map[string]bool{
+		"A version control system is a tool that keeps track of changes to files over time.": true,
+		"A version control system is a tool that keeps track of these changes for us.":       false,
+	} {
+		ex, err := g.Generate(context.Background(), "", "# Versions\n\n"+text+" Editors save files to disk in every project studied so far.")
+		if err != nil && want {
+			t.Fatal(err)
+		}
+		got := slices.ContainsFunc(ex.Questions, func(q studyloop.Question) bool { return q.Prompt == "What is a version control system?" })
+		if got != want {
+			t.Errorf("%q: asked %v, want %v (%+v)", text, got, want, ex.Questions)
+		}
+	}
+}

@@ -607,6 +607,11 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 	if conditional.MatchString(answer) {
 		return studyloop.Question{}, false // "despotism is a legitimate mode … provided the end be …" states a judgement, not a kind
 	}
+	for _, w := range s.lower[yFrom:yTo] {
+		if leaningWords[w] {
+			return studyloop.Question{}, false // "a tool that keeps track of these changes for us": which changes?
+		}
+	}
 	return studyloop.Question{
 		Type: studyloop.QuestionShortAnswer, Prompt: "What " + be + " " + x + "?",
 		Answer: answer, Source: s.span(),
