@@ -13,6 +13,12 @@
 // net/http also moves the read and write deadlines eight times per
 // request; see DeadlineStep for how the connection keeps that cheap.
 //
+// A handler whose body is immutable calls HoldBody instead: the end of the
+// body that net/http passes on without copying it into its buffer (all but
+// the first 4 KiB or so of a body over about 8 KiB) is then sent from the
+// body itself, beside the held bytes, in one writev, instead of being
+// copied first.
+//
 // Connections come from Listener, and ConnContext makes them reachable from
 // the request's context; set it as http.Server.ConnContext. Without them
 // Hold does nothing, so handlers behave the same under httptest. Only
@@ -45,7 +51,10 @@ func (l listener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conn{Conn: c}, nil
+	// net.Buffers sends in one writev only through the net package's own
+	// connections; through any other it would write each buffer in turn.
+	_, vectored := c.(*net.TCPConn)
+	return &conn{Conn: c, vectored: vectored}, nil
 }
 
 type connKey struct{}
@@ -65,7 +74,18 @@ func ConnContext(ctx context.Context, c net.Conn) context.Context {
 // context lacks it (see ConnContext).
 func Hold(ctx context.Context) {
 	if c, ok := ctx.Value(connKey{}).(*conn); ok {
-		c.hold()
+		c.hold(nil)
+	}
+}
+
+// HoldBody is Hold for a handler whose response ends with body, written
+// after the headers and followed by nothing, and which nobody changes
+// while the response is sent (a prepared response's): a write of the end
+// of body is kept as a reference to it rather than copied, and sent after
+// the bytes held before it in the same writev.
+func HoldBody(ctx context.Context, body []byte) {
+	if c, ok := ctx.Value(connKey{}).(*conn); ok {
+		c.hold(body)
 	}
 }
 
@@ -98,8 +118,17 @@ type conn struct {
 	mu      sync.Mutex
 	holding bool
 	held    *[]byte
-	read    deadline
-	write   deadline
+	// body is the body HoldBody named, and tail the end of it written, sent
+	// from body itself after held; vectored tells that the connection
+	// beneath sends a net.Buffers in one writev, without which the tail is
+	// copied as any other write.
+	body, tail []byte
+	vectored   bool
+	// bufs is what the one send with something to send writes beneath.
+	bufs  net.Buffers
+	vec   [2][]byte
+	read  deadline
+	write deadline
 }
 
 // deadline is one of a connection's deadlines: asked is the latest one
@@ -157,10 +186,18 @@ func (d *deadline) askLocked(t time.Time, set func(time.Time) error) error {
 	return nil
 }
 
-func (c *conn) hold() {
+func (c *conn) hold(body []byte) {
 	c.mu.Lock()
 	c.holding = true
+	if c.vectored {
+		c.body = body
+	}
 	c.mu.Unlock()
+}
+
+// endOf reports whether p is the end of body: the same bytes, not a copy.
+func endOf(p, body []byte) bool {
+	return len(p) > 0 && len(p) <= len(body) && &p[0] == &body[len(body)-len(p)]
 }
 
 func (c *conn) Read(p []byte) (int, error) {
@@ -178,7 +215,9 @@ func (c *conn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Write gathers p while holding, and writes it through otherwise.
+// Write gathers p while holding, and writes it through otherwise. Past
+// MaxHeld, or after the end of the body HoldBody named (which nothing should
+// follow), what is held goes out and holding ends.
 func (c *conn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	if !c.holding {
@@ -187,7 +226,12 @@ func (c *conn) Write(p []byte) (int, error) {
 	if c.held == nil {
 		c.held = buffers.Get().(*[]byte)
 	}
-	if len(*c.held)+len(p) <= MaxHeld {
+	if c.tail == nil && endOf(p, c.body) {
+		c.tail = p
+		c.mu.Unlock()
+		return len(p), nil
+	}
+	if c.tail == nil && len(*c.held)+len(p) <= MaxHeld {
 		*c.held = append(*c.held, p...)
 		c.mu.Unlock()
 		return len(p), nil
@@ -198,6 +242,26 @@ func (c *conn) Write(p []byte) (int, error) {
 	}
 	c.mu.Lock()
 	return c.writeUnlocking(p)
+}
+
+// writeBuffersUnlocking is writeUnlocking for the held bytes and the tail
+// of the body after them, in one writev; c.mu is held on entry and
+// released during the write.
+func (c *conn) writeBuffersUnlocking(held, tail []byte) error {
+	if err := c.write.useLocked(c.Conn.SetWriteDeadline); err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	c.write.busy = true
+	c.mu.Unlock()
+	c.vec = [2][]byte{held, tail}
+	c.bufs = c.vec[:]
+	_, err := c.bufs.WriteTo(c.Conn)
+	c.vec, c.bufs = [2][]byte{}, nil
+	c.mu.Lock()
+	c.write.busy = false
+	c.mu.Unlock()
+	return err
 }
 
 // writeUnlocking writes p beneath under the write deadline asked for;
@@ -217,15 +281,22 @@ func (c *conn) writeUnlocking(p []byte) (int, error) {
 }
 
 // send sends the bytes held so far in one write and ends holding.
+// Only one send at a time has something to send (it takes held under
+// c.mu), so that one alone uses c.bufs.
 func (c *conn) send() error {
 	c.mu.Lock()
-	held := c.held
-	c.holding, c.held = false, nil
+	held, tail := c.held, c.tail
+	c.holding, c.held, c.body, c.tail = false, nil, nil, nil
 	if held == nil {
 		c.mu.Unlock()
 		return nil
 	}
-	_, err := c.writeUnlocking(*held)
+	var err error
+	if tail == nil {
+		_, err = c.writeUnlocking(*held)
+	} else {
+		err = c.writeBuffersUnlocking(*held, tail)
+	}
 	*held = (*held)[:0]
 	buffers.Put(held)
 	return err

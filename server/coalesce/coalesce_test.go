@@ -3,6 +3,7 @@ package coalesce_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -178,7 +179,7 @@ func TestHoldWithoutListener(t *testing.T) {
 // BenchmarkServe serves a response of each size over loopback from an
 // http.Server with the production timeouts (ReadHeaderTimeout 10s,
 // ReadTimeout and WriteTimeout 60s, IdleTimeout 120s), through a plain
-// listener and through Listener with the handler holding, alternating in
+// listener and through Listener with the handler holding (HoldBody), alternating in
 // batches on one kept-alive connection each; a raw client writes a request
 // and reads the answer by its Content-Length. It reports each one's time
 // per request and the median ratio of plain to coalesced time per batch.
@@ -222,7 +223,7 @@ func benchClient(b *testing.B, size int, coalesced bool) func(n int) time.Durati
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			coalesce.Hold(r.Context())
+			coalesce.HoldBody(r.Context(), payload)
 			w.Header()["Content-Length"] = length
 			w.Write(payload) //nolint:errcheck // the client reports it
 		}),
@@ -400,5 +401,56 @@ func TestIdleTimeout(t *testing.T) {
 	}
 	if took < idle-50*time.Millisecond || took > idle+coalesce.DeadlineStep+time.Second {
 		t.Errorf("closed after %v idle, want about %v", took, idle)
+	}
+}
+
+// TestHoldBody: under HoldBody, a write of the end of the named body is
+// sent from the body itself after the bytes held before it (a change made
+// to the body before the response goes out shows), any other write is
+// copied as under Hold, and a write after the body's end sends everything
+// in order (the body's end at once) and ends holding.
+func TestHoldBody(t *testing.T) {
+	tests := []struct {
+		name   string
+		writes func(body []byte) [][]byte
+		want   func(body []byte) string // what the client reads, after body[0] and body[len-1] are changed
+	}{
+		{"end of the body, sent from it",
+			func(body []byte) [][]byte { return [][]byte{[]byte("head "), body[4:]} },
+			func(body []byte) string { return "head " + string(body[4:]) }},
+		{"the whole body, sent from it",
+			func(body []byte) [][]byte { return [][]byte{[]byte("head "), body} },
+			func(body []byte) string { return "head " + string(body) }},
+		{"a part that is not the end, copied",
+			func(body []byte) [][]byte { return [][]byte{[]byte("head "), body[:6]} },
+			func([]byte) string { return "head 012345" }},
+		{"a copy of the end, copied",
+			func(body []byte) [][]byte { return [][]byte{[]byte("head "), bytes.Clone(body[4:])} },
+			func([]byte) string { return "head 456789abcdef" }},
+		{"something after the end, in order",
+			func(body []byte) [][]byte { return [][]byte{[]byte("head "), body[4:], []byte(" after")} },
+			func([]byte) string { return "head 456789abcdef after" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			server, client := pair(t)
+			body := []byte("0123456789abcdef")
+			coalesce.HoldBody(coalesce.ConnContext(context.Background(), server), body)
+			for _, p := range tt.writes(body) {
+				if n, err := server.Write(p); n != len(p) || err != nil {
+					t.Fatalf("Write: %d of %d bytes, %v", n, len(p), err)
+				}
+			}
+			body[0], body[len(body)-1] = 'X', 'Y'
+			if err := server.SetWriteDeadline(time.Time{}); err != nil { // net/http's signal that the response is complete
+				t.Fatal(err)
+			}
+			want := tt.want(body)
+			got := make([]byte, len(want))
+			client.SetReadDeadline(time.Now().Add(5 * time.Second))
+			if _, err := io.ReadFull(client, got); err != nil || string(got) != want {
+				t.Errorf("client read %q (%v), want %q", got, err, want)
+			}
+		})
 	}
 }

@@ -126,8 +126,9 @@ func (p *preparedResponse) set(key, value string) {
 }
 
 // heldAbove is the body length above which a response is held to leave
-// in one write (coalesce.Hold): net/http buffers a shorter body and sends
-// it with the headers anyway.
+// in one write (coalesce.HoldBody: prepared bodies never change, so the
+// end of a large one is sent from the body itself rather than copied):
+// net/http buffers a shorter body and sends it with the headers anyway.
 const heldAbove = 2 << 10
 
 // write sends the response; HEAD gets the headers only.
@@ -141,7 +142,7 @@ func (p *preparedResponse) write(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(p.body) > heldAbove && len(p.body) <= coalesce.MaxHeld {
-		coalesce.Hold(r.Context())
+		coalesce.HoldBody(r.Context(), p.body)
 	}
 	w.WriteHeader(p.status)
 	w.Write(p.body) //nolint:errcheck // the client went away
