@@ -120,8 +120,12 @@ func (a *asker) termChoices(q studyloop.Question) []string {
 	head := headNoun(q.Answer)
 	headStem, several := a.stem(head), strings.Contains(strings.TrimSpace(q.Answer), " ")
 	at, listed := a.markAt[own]
+	article := articleBefore(q.Prompt)
 	var near []markedTerm
 	for _, c := range a.marks {
+		if article != "" && firstWord(indefinite(strings.ToLower(c.text))) != article {
+			continue // "An _____" takes only what "an" goes with
+		}
 		// WordNet's kinship counts for one-word answers only; a phrase's
 		// kin share its head or an enumeration (ofKind), which is
 		// cheaper to rule out first.

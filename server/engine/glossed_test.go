@@ -252,3 +252,23 @@ func TestDefinitionAnswerStandsAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestClozeLeavesOutCommaOtherName: ", also called a solution," after the
+// blank would be copied as the answer; the cloze leaves it out and
+// accepts it.
+func TestClozeLeavesOutCommaOtherName(t *testing.T) {
+	text := "# Mixtures\n\nA **homogeneous mixture**, also called a **solution**, has the same composition in every part of any sample that a chemist draws from the flask. Salt water keeps one composition from the top of the glass to the bottom."
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range ex.Questions {
+		if q.Answer == "homogeneous mixture" {
+			if strings.Contains(q.Prompt, "solution") || !slices.Contains(q.Alternatives, "solution") {
+				t.Errorf("question %q accepts %q", q.Prompt, q.Alternatives)
+			}
+			return
+		}
+	}
+	t.Errorf("no question of the homogeneous mixture among %+v", ex.Questions)
+}

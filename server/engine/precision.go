@@ -548,7 +548,31 @@ func choicesAlike(q studyloop.Question) bool {
 			}
 		}
 	}
+	if article := articleBefore(q.Prompt); article != "" {
+		for _, c := range q.Choices {
+			if firstWord(indefinite(strings.ToLower(c))) != article {
+				return true // "An _____" rules out "chemical property"
+			}
+		}
+	}
 	return false
+}
+
+// articleBefore is the indefinite article right before a prompt's blank,
+// lower-cased, or "".
+func articleBefore(prompt string) string {
+	before, _, ok := strings.Cut(prompt, Blank)
+	if !ok {
+		return ""
+	}
+	words := strings.Fields(strings.ToLower(before))
+	if len(words) == 0 {
+		return ""
+	}
+	if w := words[len(words)-1]; w == "a" || w == "an" {
+		return w
+	}
+	return ""
 }
 
 // nearString reports whether a and b, compared case-blind, are one or two

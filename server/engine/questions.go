@@ -1145,6 +1145,9 @@ func clozePrompt(s *sentence, b blank) (string, []string) {
 	if m := leadingOtherName.FindStringSubmatch(rest); m != nil && (m[1] == "" || abbreviates(m[1], s.text[b.from:b.to])) {
 		rest = rest[len(m[0]):] // "a polyribosome (or polysome)": the other name is right too
 		alternatives = []string{m[1] + m[2]}
+	} else if m := commaOtherName.FindStringSubmatch(rest); m != nil {
+		rest = rest[len(m[0]):] // "A homogeneous mixture, also called a solution, has …"
+		alternatives = []string{m[1]}
 	}
 	p := s.text[:b.from] + Blank + rest
 	if !endsSentence(p) {
@@ -1155,6 +1158,10 @@ func clozePrompt(s *sentence, b blank) (string, []string) {
 
 // leadingOtherName matches otherNameInBrackets at the start of a text.
 var leadingOtherName = regexp.MustCompile(`^\s*` + otherNameInBrackets)
+
+// commaOtherName matches another name set off by commas right after a
+// blank: ", also called a solution,". Its group is the name.
+var commaOtherName = regexp.MustCompile(`^, (?:also called|also known as|or) (?:an? |the )?([\p{L}\p{N}' -]{2,40}?),`)
 
 // abbreviations end sentences only in appearance.
 var abbreviations = map[string]bool{
@@ -1173,6 +1180,7 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 	var picked []string
 	keys := []string{stemKey(q.Answer, a.stem)}
 	index := indexPrompt(q.Prompt, a.stem)
+	article := articleBefore(q.Prompt)
 	scanned := 0
 	want := headKin
 	try := func(p phrase) {
@@ -1182,6 +1190,9 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 		}
 		if a.offered[answerKey(p.text)] >= maxDistractorUses || a.rival(q.Answer, p.text) != want || a.aliases.same(q.Answer, p.text) {
 			return
+		}
+		if article != "" && firstWord(indefinite(strings.ToLower(p.text))) != article {
+			return // "An _____" takes only what "an" goes with
 		}
 		// Of a like length, so the answer does not stand out.
 		if n, m := utf8.RuneCountInString(p.text), utf8.RuneCountInString(q.Answer); 2*n < m || 2*n > 3*m+4 {

@@ -44,6 +44,9 @@ var (
 	// targets, HTML tags and footnote references.
 	// abbreviationInBrackets matches " (EDV)", " (or polysome)" and the like.
 	abbreviationInBrackets = regexp.MustCompile(`\s*` + otherNameInBrackets)
+	// commaOtherNameAnywhere matches another name set off by commas:
+	// ", also called a solution,".
+	commaOtherNameAnywhere = regexp.MustCompile(`, (?:also called|also known as|or) (?:an? |the )?[\p{L}\p{N}'* -]{2,44}?,`)
 	linkTarget             = regexp.MustCompile(`\]\([^)]*\)|<[^>]*>|\[\^[^\]]*\]`)
 )
 
@@ -129,7 +132,7 @@ func checkQuestion(text string, q studyloop.Question, stem stemmer, tags sentenc
 	// name, which would give it away; the rest must be as written.
 	written := linkTarget.ReplaceAllString(text[q.Source.Start:q.Source.End], " ")
 	source := normalize(written)
-	shortened := normalize(abbreviationInBrackets.ReplaceAllString(written, ""))
+	shortened := normalize(commaOtherNameAnywhere.ReplaceAllString(abbreviationInBrackets.ReplaceAllString(written, ""), ""))
 	if !containsWords(source, normalize(answer)) {
 		return fmt.Errorf("answer %q not found in its source", answer)
 	}
