@@ -56,6 +56,10 @@ func TestGolden(t *testing.T) {
 		{"handout.txt", 2, []studyloop.QuestionType{studyloop.QuestionCloze, studyloop.QuestionShortAnswer}, nil},
 		{"glossary.md", 2, []studyloop.QuestionType{studyloop.QuestionShortAnswer, studyloop.QuestionTermDefinition, studyloop.QuestionMultipleChoice}, []string{"Glossary of Economics", "Market terms"}},
 		{"tables.md", 3, []studyloop.QuestionType{studyloop.QuestionTermDefinition, studyloop.QuestionCloze}, []string{"Planet data", "Chemical elements"}},
+		// Two textbook-style sections of our own: bold terms defined in
+		// prose, a worked example and a feature box that get no questions.
+		{"matter.md", 3, []studyloop.QuestionType{studyloop.QuestionCloze, studyloop.QuestionShortAnswer}, []string{"Matter and Its Properties", "Physical and Chemical Properties"}},
+		{"revolution.md", 2, []studyloop.QuestionType{studyloop.QuestionCloze, studyloop.QuestionShortAnswer}, []string{"The Road to Revolution", "The Townshend Acts and Boston"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {

@@ -3,6 +3,8 @@ package engine
 import (
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/jdkato/prose/v3/token"
 	"github.com/studyloop/studyloop/server/lexicon"
@@ -83,7 +85,10 @@ func yearQuestion(s *sentence) (studyloop.Question, bool) {
 		return studyloop.Question{}, false
 	}
 	clause, verb := e.clause, e.verb
-	subject := lowerFirstUnlessName(joinTokens(s.text, clause[:verb]), clause[0].Tag)
+	subject := joinTokens(s.text, clause[:verb])
+	if !namedInside(s.block.p.text, firstWord(subject)) {
+		subject = lowerFirstUnlessName(subject, clause[0].Tag)
+	}
 	v := strings.ToLower(clause[verb].Text)
 	rest := joinTokens(s.text, clause[verb+1:])
 	var prompt string
@@ -254,6 +259,8 @@ func subjectOnly(tokens []token.Token) bool {
 		switch {
 		case t.Tag == "PRP" || t.Tag == "PRP$" || t.Tag == "WDT" || t.Tag == "WP" || t.Tag == "EX":
 			return false
+		case t.Text == "," && leadingPhrase[tokens[0].Tag]:
+			return false // "To raise revenue, Parliament …": a phrase before the subject
 		case pointers[strings.ToLower(t.Text)]:
 			return false
 		case strings.HasPrefix(t.Tag, "NN"):
@@ -263,15 +270,42 @@ func subjectOnly(tokens []token.Token) bool {
 	return noun
 }
 
+// namedInside reports whether text writes word with its capital inside a
+// sentence too, after a lower-case word: then it is a name ("Parliament")
+// wherever it stands.
+func namedInside(text, word string) bool {
+	if word == "" || !unicode.IsUpper([]rune(word)[0]) {
+		return false
+	}
+	for at := strings.Index(text, " "+word); at >= 0; {
+		before := strings.TrimRight(text[:at+1], " ")
+		if r, _ := utf8.DecodeLastRuneInString(before); unicode.IsLower(r) || r == ',' {
+			return true
+		}
+		next := strings.Index(text[at+1:], " "+word)
+		if next < 0 {
+			break
+		}
+		at += 1 + next
+	}
+	return false
+}
+
+// leadingPhrase are the tags of words that open a phrase before a
+// sentence's subject: "To raise revenue,", "Seeing the danger,",
+// "Meanwhile,", "After the war,".
+var leadingPhrase = map[string]bool{"TO": true, "VBG": true, "VBN": true, "RB": true, "IN": true}
+
 // pointers are words that make a subject point back at something said
 // before.
 var pointers = wordSet(`this these that those such same latter former other another`)
 
 // firstClause cuts tokens where a second clause or predicate begins:
-// ", and", ", but", "and made".
+// ", and", ", but", "and made", or an aside about the object: ", which
+// placed duties on …".
 func firstClause(tokens []token.Token) []token.Token {
 	for i := 1; i+1 < len(tokens); i++ {
-		if tokens[i].Text == "," && tokens[i+1].Tag == "CC" || clauseBoundary(tokens, i) {
+		if tokens[i].Text == "," && (tokens[i+1].Tag == "CC" || tokens[i+1].Tag == "WDT" || tokens[i+1].Tag == "WP") || clauseBoundary(tokens, i) {
 			return tokens[:i]
 		}
 	}

@@ -272,3 +272,12 @@ func TestClozeLeavesOutCommaOtherName(t *testing.T) {
 	}
 	t.Errorf("no question of the homogeneous mixture among %+v", ex.Questions)
 }
+
+func TestNamedInside(t *testing.T) {
+	text := "Parliament passed the act. The king asked Parliament for money. Taxes rose."
+	for word, want := range map[string]bool{"Parliament": true, "Taxes": false, "The": false, "king": false} {
+		if got := namedInside(text, word); got != want {
+			t.Errorf("namedInside(%q) = %v, want %v", word, got, want)
+		}
+	}
+}

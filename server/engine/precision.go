@@ -166,7 +166,7 @@ var ofWhat = wordSet(`of for between in that which who whose when where`)
 // "in our example" and "we have just determined", a pointer to other
 // lessons ("for those interested") and a guess about a story's people
 // ("would probably have objected").
-var leaningPhrase = regexp.MustCompile(`(?i)\bhowever\b|\bthe two \pL+|\bthe (century|latter|former)\b|\bdespite (the|its|their) names?\b|\bin (our|this|that) example\b|\bwe have just\b|\bfor those interested\b|\bwould probably\b`)
+var leaningPhrase = regexp.MustCompile(`(?i)\bhowever\b|\bthe two \pL+|\bthe (century|latter|former)\b|\bdespite (the|its|their) names?\b|\bin (our|this|that) example\b|\bwe have just\b|\bfor those interested\b|\bwould probably\b|\b(that|the) (same|following|next|previous) (year|day|month|decade|century)\b`)
 
 // demonstrative matches "this", "these" or "those" before a word inside a
 // sentence ("uses these molecules"): the thing it names was introduced
