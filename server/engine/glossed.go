@@ -552,6 +552,9 @@ func (a *asker) markCloze(s *sentence, b blank, i int, leans bool) (studyloop.Qu
 	}
 	q := studyloop.Question{Type: studyloop.QuestionCloze, Answer: s.text[b.from:b.to], Source: s.span()}
 	q.Prompt, q.Alternatives = clozePrompt(s, b)
+	if len(strings.Fields(q.Prompt)) < minClozeContext+1 {
+		return studyloop.Question{}, false // "_____ is similar in prokaryotes and eukaryotes" fits too much
+	}
 	a.tagged[s.text] = s.toks
 	if !leans && !s.hasProblem() {
 		return q, a.check(q) == nil
