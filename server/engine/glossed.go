@@ -408,7 +408,7 @@ func termFor(s *sentence, i int, term string, from int) (studyloop.Question, boo
 
 // indefinite is noun with its indefinite article.
 func indefinite(noun string) string {
-	if strings.ContainsRune("aeiou", rune(noun[0])) {
+	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
 		return "an " + noun
 	}
 	return "a " + noun

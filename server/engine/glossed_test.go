@@ -95,7 +95,7 @@ func TestHeadNoun(t *testing.T) {
 }
 
 func TestIndefinite(t *testing.T) {
-	for noun, want := range map[string]string{"demand": "a demand", "elasticity": "an elasticity"} {
+	for noun, want := range map[string]string{"demand": "a demand", "elasticity": "an elasticity", "": "a "} {
 		if got := indefinite(noun); got != want {
 			t.Errorf("indefinite(%q) = %q, want %q", noun, got, want)
 		}
