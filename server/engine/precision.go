@@ -143,6 +143,11 @@ func needsContext(prompt string) bool {
 	if leaningPhrase.MatchString(p) {
 		return true
 	}
+	for _, m := range countedThings.FindAllStringSubmatch(strings.ToLower(p), -1) {
+		if !kindWords[m[1]] {
+			return true // "the three components": which? A list question's "the three main types" says
+		}
+	}
 	if earlyThen(words) || alsoOrThus(words) {
 		return true
 	}
@@ -161,12 +166,20 @@ var relationalNouns = wordSet(`output outputs result results contribution contri
 var ofWhat = wordSet(`of for between in that which who whose when where`)
 
 // leaningPhrase matches words inside a sentence that point at something
-// said before it: "however", "the two chambers", "the century" without its
-// number, "the latter", "despite the name" (whose?), a worked example's
+// said before it: "however", "the century" without its number, "the latter", "despite the name" (whose?), a worked example's
 // "in our example" and "we have just determined", a pointer to other
 // lessons ("for those interested") and a guess about a story's people
 // ("would probably have objected").
-var leaningPhrase = regexp.MustCompile(`(?i)\bhowever\b|\bthe two \pL+|\bthe (century|latter|former)\b|\bdespite (the|its|their) names?\b|\bin (our|this|that) example\b|\bwe have just\b|\bfor those interested\b|\bwould probably\b|\b(that|the) (same|following|next|previous) (year|day|month|decade|century)\b`)
+var leaningPhrase = regexp.MustCompile(`(?i)\bhowever\b|\bthe (century|latter|former)\b|\bdespite (the|its|their) names?\b|\bin (our|this|that) example\b|\bwe have just\b|\bfor those interested\b|\bwould probably\b|\b(that|the) (same|following|next|previous) (year|day|month|decade|century)\b`)
+
+// countedThings matches "the two chambers", "the three components": a
+// count of things named before. The group is the word after the count.
+var countedThings = regexp.MustCompile(`\bthe (?:two|three|four|five|six) (\pL+)`)
+
+// kindWords after a count make it a list's own ("the three main types of
+// learning"), not a pointer back.
+var kindWords = wordSet(`main major basic primary principal different distinct types kinds classes forms stages phases
+	parts components steps categories branches functions properties layers sources factors states groups regions laws principles`)
 
 // demonstrative matches "this", "these" or "those" before a word inside a
 // sentence ("uses these molecules"): the thing it names was introduced

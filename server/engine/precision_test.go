@@ -41,6 +41,8 @@ func TestPrecisionChecks(t *testing.T) {
 		{"needs earlier sentence", cloze("Factors that increase contractility are described as positive inotropic factors, and those that decrease it are described as _____.", "negative inotropic factors"), false},
 		{"needs earlier sentence", cloze("Primary transcripts must be processed to protect these transcripts from _____.", "degradation"), false},
 		{"needs earlier sentence", cloze("Enzymes in these cells make _____.", "collagen"), true},
+		{"needs earlier sentence", cloze("Blood leaves the three chambers through the _____.", "aorta"), true},
+		{"needs earlier sentence", shortAnswer("What are the three main types of learning?", "classical conditioning, operant conditioning, and observational learning"), false},
 		{"choices alike", choice("An _____ depends on the amount of matter present.", "extensive property", "chemical property", "extensive property", "intensive property", "physical property"), true},
 		{"choices alike", choice("An _____ depends on the amount of matter present.", "extensive property", "extensive property", "intensive property", "elastic property", "optical property"), false},
 		{"choices alike", choice("The _____ depends on the amount of matter present.", "extensive property", "chemical property", "extensive property", "intensive property", "physical property"), false},

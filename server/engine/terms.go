@@ -30,6 +30,7 @@ var genericHeads = wordSet(`part parts role roles way ways thing things kind kin
 	example examples reason reasons purpose purposes use uses time times place places period periods deal lot lots
 	member members group groups set sets piece pieces portion portions half whole rest majority minority variety
 	method methods approach approaches question questions answer answers step steps stage stages condition conditions
+	equation equations formula formulas figure figures table tables diagram diagrams graph graphs
 	situation situations circumstance circumstances state states change changes difference differences relation relations
 	character characters nature body bodies person persons people man men woman women one ones something anything everything
 	hundreds thousands millions billions trillions dozens scores heaps loads tons plenty speck specks bit bits
