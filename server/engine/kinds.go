@@ -91,7 +91,34 @@ func listItems(s string) []string {
 const change = `increases|rises|grows|goes up|decreases|falls|drops|declines|shrinks|goes down|increase|rise|grow|decrease|fall|drop|decline`
 
 // relationSentence matches "As|When|If <X> <changes>, <Y> <changes>."
-var relationSentence = regexp.MustCompile(`(?i)^(As|When|If|Whenever) ((?:the |a |an )?[\p{L}\p{N}' -]{2,50}?) (` + change + `)(?:,)? ((?:the |a |an )?[\p{L}\p{N}' -]{2,50}?) (?:also |too |then )?(` + change + `)(?: as well| too)?\.$`)
+var relationSentence = regexp.MustCompile(`(?i)^(As|When|If|Whenever) ((?:the |a |an )?[\p{L}\p{N}' -]{2,50}?) (` + change + `)((?: (?:from|to|above|below|beyond|past) [\p{L}\p{N}' -]{2,40}?)?)(?:,)? ((?:the |a |an )?[\p{L}\p{N}' -]{2,50}?) (?:also |too |then |will |will also )?(` + change + `)(?: as well| too)?\.$`)
+
+// changeEffect matches "A decrease in <X> decreases <Y>." The groups: the
+// change, X, the effect, Y.
+var changeEffect = regexp.MustCompile(`^(?:Any |An? )(increase|decrease|rise|fall|drop|reduction) in ((?:the )?[\p{L}\p{N}' -]{3,50}?) (increases|decreases|raises|lowers|reduces) ((?:the )?[\p{L}\p{N}' -]{3,50}?)\.$`)
+
+// effectQuestion asks what a change in one quantity does to another, as
+// the sentence states it, in other words than the sentence's so that the
+// prompt does not echo the answer: "Any decrease in resistance decreases
+// the afterload." asks "How does the afterload change when resistance
+// falls?" "decreases".
+func effectQuestion(s *sentence) (studyloop.Question, bool) {
+	m := changeEffect.FindStringSubmatch(s.text)
+	if m == nil || s.hasProblem() || strings.EqualFold(m[2], m[4]) {
+		return studyloop.Question{}, false
+	}
+	cause := "goes down"
+	if m[1] == "increase" || m[1] == "rise" {
+		cause = "goes up"
+	}
+	answer, also := "decreases", "falls"
+	if m[3] == "increases" || m[3] == "raises" {
+		answer, also = "increases", "rises"
+	}
+	q, ok := statedQuestion("How does "+m[4]+" change when "+strings.TrimPrefix(m[2], "the ")+" "+cause+"?", answer, s)
+	q.Alternatives = []string{also}
+	return q, ok
+}
 
 // relationQuestion asks which way one quantity moves when another does,
 // as the sentence states it.
@@ -100,14 +127,14 @@ func relationQuestion(s *sentence) (studyloop.Question, bool) {
 	if m == nil {
 		return studyloop.Question{}, false
 	}
-	x, y := m[2], m[4]
+	x, y := m[2], m[5]
 	if len(strings.Fields(x)) > 6 || len(strings.Fields(y)) > 6 || strings.EqualFold(x, y) {
 		return studyloop.Question{}, false
 	}
 	return studyloop.Question{
 		Type:   studyloop.QuestionShortAnswer,
-		Prompt: m[1] + " " + x + " " + m[3] + ", what happens to " + lowerFirst(y) + "?",
-		Answer: m[5],
+		Prompt: m[1] + " " + x + " " + m[3] + m[4] + ", what happens to " + lowerFirst(y) + "?",
+		Answer: m[6],
 		Source: s.span(),
 	}, true
 }
@@ -238,7 +265,7 @@ func statedQuestions(u *unit, n int) []studyloop.Question {
 		if len(out) >= n {
 			break
 		}
-		for _, ask := range []func(*sentence) (studyloop.Question, bool){namedQuestion, namedAside, appositiveQuestion, lawQuestion, proportionQuestion, listQuestion, relationQuestion, whyQuestion, yearQuestion, whoQuestion} {
+		for _, ask := range []func(*sentence) (studyloop.Question, bool){namedQuestion, namedAside, appositiveQuestion, lawQuestion, proportionQuestion, listQuestion, relationQuestion, effectQuestion, whyQuestion, yearQuestion, whoQuestion} {
 			if q, ok := ask(s); ok {
 				out = append(out, q)
 				break
