@@ -281,3 +281,28 @@ func TestNamedInside(t *testing.T) {
 		}
 	}
 }
+
+// TestClozeDropsStanceOpener: "However, " and the like refer to nothing
+// and leave the cloze; "Thus, " points back and keeps the sentence out.
+func TestClozeDropsStanceOpener(t *testing.T) {
+	g := mustOffline(t)
+	body := " Ribosomes read the messenger RNA in every living cell of the body."
+	for text, want := range map[string]string{
+		"However, **selenocysteine** is coded by a stop codon in archaea and in many kinds of bacteria.": "_____ is coded by a stop codon in archaea and in many kinds of bacteria.",
+		"Thus, **selenocysteine** is coded by a stop codon in archaea and in many kinds of bacteria.":    "",
+	} {
+		ex, err := g.Generate(context.Background(), "", "# Codes\n\n"+text+body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, q := range ex.Questions {
+			if q.Answer == "selenocysteine" {
+				got = q.Prompt
+			}
+		}
+		if got != want {
+			t.Errorf("%q: cloze %q, want %q", text, got, want)
+		}
+	}
+}

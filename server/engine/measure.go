@@ -27,8 +27,9 @@ type Report struct {
 	// Failing counts the questions failing each precision check, by the
 	// check's name (see PrecisionChecks).
 	Failing map[string]int
-	// Terms are the bold terms of the text; TermsAsked those that some
-	// question's answer (or right choice) names.
+	// Terms are the bold terms of the text (not bold labels on a line
+	// of their own); TermsAsked those that some question's answer, right
+	// choice or accepted alternative names, or whose definition it asks.
 	Terms      int
 	TermsAsked int
 	// Unasked are the bold terms no question asks, in text order.
@@ -64,6 +65,9 @@ func Measure(text string, ex studyloop.Extraction) Report {
 		answers[k]++
 		display[k] = q.Answer
 		asked[stemKey(q.Answer, stemWord)] = true
+		for _, alt := range q.Alternatives {
+			asked[stemKey(alt, stemWord)] = true // "preload", accepted for "end diastolic volume", which the text says it is
+		}
 		if m := asksDefinition.FindStringSubmatch(q.Prompt); m != nil {
 			asked[stemKey(m[1]+m[2], stemWord)] = true
 		}
@@ -84,7 +88,16 @@ func Measure(text string, ex studyloop.Extraction) Report {
 	r.TopDistractor, r.TopDistractorCount = most(distractors, display)
 	lex := lexicon.Default()
 	terms := map[string]bool{}
-	for _, m := range boldTerm.FindAllStringSubmatch(text, -1) {
+	for _, loc := range boldTerm.FindAllStringSubmatchIndex(text, -1) {
+		if boldLine(text, loc[0], loc[1]) {
+			continue // "**Objectives**" on a line of its own labels, and names no term
+		}
+		m := make([]string, 3)
+		for i := range m {
+			if loc[2*i] >= 0 {
+				m[i] = text[loc[2*i]:loc[2*i+1]]
+			}
+		}
 		t := m[1] + m[2]
 		t, _, _ = strings.Cut(t, " (") // "end diastolic volume (EDV)" is asked as its words
 		if !boldNounPhrase(lex, t) {
@@ -103,6 +116,20 @@ func Measure(text string, ex studyloop.Extraction) Report {
 		}
 	}
 	return r
+}
+
+// boldLine reports whether the bold span from to to is all its line
+// holds, besides list and quotation marks: a label or a heading set in
+// bold.
+func boldLine(text string, from, to int) bool {
+	start := strings.LastIndexByte(text[:from], '\n') + 1
+	end := strings.IndexByte(text[to:], '\n')
+	if end < 0 {
+		end = len(text)
+	} else {
+		end += to
+	}
+	return strings.Trim(text[start:from], " \t>-*+") == "" && strings.Trim(text[to:end], " \t.:") == ""
 }
 
 // asksDefinition matches the prompts that ask for a term's definition and

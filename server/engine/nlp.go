@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -36,12 +37,32 @@ type sentence struct {
 func (s *sentence) hasProblem() bool {
 	if s.problem == 0 {
 		s.problem = 1
-		if sentenceProblem(s.text) {
+		if sentenceProblem(s.text[s.body():]) {
 			s.problem = 2
 		}
 	}
 	return s.problem == 2
 }
+
+// body is the byte offset in s.text where s says what it says: after an
+// opening marker of the writer's stance or of sequence that refers to
+// nothing ("However, ", "Interestingly, ", "In addition, "), which a
+// question leaves out. "Thus" and "In this case" point back and stay.
+func (s *sentence) body() int {
+	for _, m := range droppableOpeners {
+		if len(s.lower) > len(m)+1 && slices.Equal(s.lower[:len(m)], m) && s.toks[len(m)].Text == "," {
+			return s.toks[len(m)+1].Start
+		}
+	}
+	return 0
+}
+
+// droppableOpeners are the sentence openers, as lower-case tokens, that
+// body leaves out.
+var droppableOpeners = [][]string{{"however"}, {"interestingly"}, {"indeed"}, {"in", "fact"}, {"in", "addition"},
+	{"additionally"}, {"furthermore"}, {"moreover"}, {"nevertheless"}, {"nonetheless"}, {"typically"}, {"generally"},
+	{"usually"}, {"in", "general"}, {"notably"}, {"importantly"}, {"of", "course"}, {"in", "most", "cases"},
+	{"in", "many", "cases"}, {"in", "some", "cases"}, {"normally"}, {"ultimately"}, {"overall"}}
 
 // analyzer holds prose's models and the per-study stem table.
 type analyzer struct {

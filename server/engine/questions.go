@@ -1149,7 +1149,14 @@ func clozePrompt(s *sentence, b blank) (string, []string) {
 		rest = rest[len(m[0]):] // "A homogeneous mixture, also called a solution, has …"
 		alternatives = []string{m[1]}
 	}
-	p := s.text[:b.from] + Blank + rest
+	from := s.body()
+	if from > b.from {
+		from = 0 // the blank is in the opener: keep the sentence whole (the checks refuse it)
+	}
+	p := upperFirst(s.text[from:b.from]) + Blank + rest
+	if from == b.from {
+		p = Blank + rest
+	}
 	if !endsSentence(p) {
 		p += "."
 	}
