@@ -532,7 +532,13 @@ func (a *asker) unaskedBlanks(s *sentence) []blank {
 		}
 		end := wordEnd(s.block.p.text, sp.End)
 		from, to := sp.Start-s.start, end-s.start
+		if first, rest, ok := strings.Cut(s.text[from:to], " "); ok && genericModifiers[strings.ToLower(first)] {
+			from = to - len(rest) // as rankSentences does
+		}
 		term := s.text[from:to]
+		if genericHeads[headNoun(term)] {
+			continue
+		}
 		// The author's bold says where the term ends better than the
 		// tagger ("a transcription bubble" with "bubble" an adjective).
 		if a.asked[answerKey(term)] > 0 || len(strings.Fields(term)) > 5 || !boldNounPhrase(a.lex, term) || holdsVerb(s, from, to) {

@@ -750,7 +750,7 @@ func cognateInPrompt(q studyloop.Question) bool {
 	if len(words) == 0 {
 		return false
 	}
-	if bracketCognate(q.Prompt, words) {
+	if bracketCognate(q.Prompt, words) || prefixInPrompt(q.Prompt, words) {
 		return true
 	}
 	prompt := strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(q.Prompt, Blank, " ")), func(r rune) bool { return !unicode.IsLetter(r) })
@@ -770,6 +770,26 @@ func cognateInPrompt(q studyloop.Question) bool {
 		rm := []rune(strings.Trim(m, ".,;:()'\""))
 		for _, w := range prompt {
 			if rw := []rune(w); len(rm) >= 6 && len(rw) >= 6 && len(rw) != len(rm) && commonRun(rm, rw) >= min(len(rm), len(rw)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// prefixInPrompt reports whether a word of the prompt begins with a word
+// of the answer of four letters or more that general English does not
+// use: "TATAAT" gives "TATA box" away.
+func prefixInPrompt(prompt string, answer []string) bool {
+	lex := lexicon.Default()
+	prompt = strings.ToLower(strings.ReplaceAll(prompt, Blank, " "))
+	for _, w := range answer {
+		w = strings.Trim(w, ".,;:()'\"")
+		if utf8.RuneCountInString(w) < 4 || lex.Senses(w) > 0 {
+			continue
+		}
+		for _, p := range strings.FieldsFunc(prompt, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if len(p) > len(w) && strings.HasPrefix(p, w) {
 				return true
 			}
 		}

@@ -54,6 +54,8 @@ func TestPrecisionChecks(t *testing.T) {
 		{"needs earlier sentence", cloze("For those interested, the Carpentries has a lesson on _____.", "Mercurial"), true},
 		{"answer guessable", cloze("The coding stretches are the _____ (ex-on signifies that they are expressed).", "exons"), true},
 		{"answer guessable", cloze("A high level of _____ in the blood (hypercalcemia) weakens the beat.", "calcium"), true},
+		{"answer guessable", cloze("The –10 consensus sequence, called the _____, is TATAAT.", "TATA box"), true},
+		{"answer guessable", cloze("The –10 consensus sequence, called the _____, lies before the start.", "TATA box"), false},
 		{"answer guessable", cloze("The _____ (EDV) is the volume of blood in the ventricle at the end of filling.", "end diastolic volume"), false},
 		{"answer word in prompt", cloze("The sixth subunit is known as sigma (σ). The _____ binds the promoter.", "σ factor"), true},
 		{"answer word in prompt", cloze("The _____ lets the polymerase bind the promoter.", "σ factor"), false},

@@ -603,7 +603,7 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 	if verb == "are" || verb == "refer" {
 		be = "are"
 	}
-	answer := citation.ReplaceAllString(s.text[s.toks[yFrom].Start:s.toks[yTo-1].End()], "")
+	answer := strings.TrimSpace(bracketed.ReplaceAllString(citation.ReplaceAllString(s.text[s.toks[yFrom].Start:s.toks[yTo-1].End()], ""), ""))
 	if conditional.MatchString(answer) {
 		return studyloop.Question{}, false // "despotism is a legitimate mode … provided the end be …" states a judgement, not a kind
 	}
@@ -693,7 +693,11 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 			if !clozeSentence(s, minWords) {
 				continue
 			}
-			blanks[s] = append(blanks[s], blank{s.toks[o.from].Start, s.toks[o.to-1].End(), p.class, p.key})
+			from := o.from
+			if o.to-from >= 2 && genericModifiers[s.lower[from]] {
+				from++ // "extra greenhouse absorbers": "extra" says nothing to recall
+			}
+			blanks[s] = append(blanks[s], blank{s.toks[from].Start, s.toks[o.to-1].End(), p.class, p.key})
 			score[s] += p.score
 		}
 	}
@@ -717,6 +721,12 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 			b.End = wordEnd(s.block.p.text, b.End)
 			if b.End <= s.start+len(s.text) && len(strings.Fields(s.block.p.text[b.Start:b.End])) <= 5 && nounPhraseAt(s, b.Start-s.start, b.End-s.start) {
 				from, to := b.Start-s.start, b.End-s.start
+				if first, rest, ok := strings.Cut(s.text[from:to], " "); ok && genericModifiers[strings.ToLower(first)] {
+					from = to - len(rest) // "**extra greenhouse absorbers**" asks "greenhouse absorbers"
+					if genericHeads[headNoun(rest)] {
+						continue // "**greater fraction**" stresses, and names no term
+					}
+				}
 				bold = append(bold, blank{from: from, to: to, class: boldClass(s, from, to)})
 				score[s] += 10
 			}

@@ -31,6 +31,7 @@ var genericHeads = wordSet(`part parts role roles way ways thing things kind kin
 	member members group groups set sets piece pieces portion portions half whole rest majority minority variety
 	method methods approach approaches question questions answer answers step steps stage stages condition conditions
 	equation equations formula formulas figure figures table tables diagram diagrams graph graphs
+	fraction fractions proportion proportions percentage percentages share shares
 	situation situations circumstance circumstances state states change changes difference differences relation relations
 	character characters nature body bodies person persons people man men woman women one ones something anything everything
 	hundreds thousands millions billions trillions dozens scores heaps loads tons plenty speck specks bit bits
@@ -44,7 +45,7 @@ var genericModifiers = wordSet(`important specific various certain major main ke
 	similar single special significant striking immediate entire full certain own other same such many much more
 	most few several good bad best better high low higher lower long short first second third last next final
 	basic overall total actual present current usual normal typical chief principal primary essential relative
-	fresh recent slight average further additional initial various numerous
+	fresh recent slight average further additional initial various numerous extra some any greater lesser larger smaller
 	fourth fifth sixth seventh eighth ninth tenth`)
 
 // humanity are the words for people at large: a blank of them asks
