@@ -310,24 +310,35 @@ func (c *conn) send() error {
 // which the response must not wait for.
 
 func (c *conn) SetDeadline(t time.Time) error {
-	c.send() //nolint:errcheck // a broken connection fails the next read or write too
-	c.mu.Lock()
+	c.lockSent()
 	defer c.mu.Unlock()
 	return errors.Join(c.read.askLocked(t, c.Conn.SetReadDeadline), c.write.askLocked(t, c.Conn.SetWriteDeadline))
 }
 
 func (c *conn) SetReadDeadline(t time.Time) error {
-	c.send() //nolint:errcheck // as in SetDeadline
-	c.mu.Lock()
+	c.lockSent()
 	defer c.mu.Unlock()
 	return c.read.askLocked(t, c.Conn.SetReadDeadline)
 }
 
 func (c *conn) SetWriteDeadline(t time.Time) error {
-	c.send() //nolint:errcheck // as in SetDeadline
-	c.mu.Lock()
+	c.lockSent()
 	defer c.mu.Unlock()
 	return c.write.askLocked(t, c.Conn.SetWriteDeadline)
+}
+
+// lockSent locks c.mu once what is held has been sent and holding has
+// ended; with nothing held (net/http sets deadlines several times per
+// request, mostly then), in one locking.
+func (c *conn) lockSent() {
+	c.mu.Lock()
+	if c.held == nil {
+		c.holding, c.body = false, nil
+		return
+	}
+	c.mu.Unlock()
+	c.send() //nolint:errcheck // a broken connection fails the next read or write too
+	c.mu.Lock()
 }
 
 // CloseWrite sends what is held, then shuts down the writing side when the
