@@ -91,18 +91,20 @@ func findAliases(source string) aliases {
 	})
 	// Two bold terms joined by "or" name one thing: "**stop codons** or
 	// **nonsense codons**", "**end diastolic volume (EDV)** or **preload**".
-	eachWindow(source, "** or **", func(w string, at int) {
-		if m := matchAt(boldOr, w, at); m != nil {
-			a := strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(m[1], ""))
-			b := strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(m[2], ""))
-			add(a, b)
-		}
-	})
+	for _, anchor := range []string{"** or **", "**, or **"} {
+		eachWindow(source, anchor, func(w string, at int) {
+			if m := matchAt(boldOr, w, at); m != nil {
+				a := strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(m[1], ""))
+				b := strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(m[2], ""))
+				add(a, b)
+			}
+		})
+	}
 	return al
 }
 
-// boldOr matches two bold terms joined by "or".
-var boldOr = regexp.MustCompile(`\*\*([^*\n]{2,60})\*\* or \*\*([^*\n]{2,60})\*\*`)
+// boldOr matches two bold terms joined by "or" or ", or".
+var boldOr = regexp.MustCompile(`\*\*([^*\n]{2,60})\*\*,? or \*\*([^*\n]{2,60})\*\*`)
 
 // matchAt returns the submatches of re's match in w that covers byte at,
 // or nil.

@@ -13,7 +13,8 @@ func TestFindAliases(t *testing.T) {
 		"More thyroid hormone, or thyroxin, raises the rate. " +
 		"The cell (see Figure 2) divides. These are called **stop codons** or **nonsense codons**. " +
 		"This volume is the **end diastolic volume (EDV)** or **preload**. " +
-		"An organism has (1) unconditioned (unlearned) responses, or reflexes, and (2) learned ones."
+		"An organism has (1) unconditioned (unlearned) responses, or reflexes, and (2) learned ones. " +
+		"This is called **higher-order conditioning**, or **second-order conditioning**."
 	al := findAliases(text)
 	tests := []struct {
 		name string
@@ -31,6 +32,7 @@ func TestFindAliases(t *testing.T) {
 		{"stop codons", []string{"nonsense codons"}},
 		{"preload", []string{"end diastolic volume"}},
 		{"reflexes", nil}, // not "responses": the name began before the aside
+		{"higher-order conditioning", []string{"second-order conditioning"}},
 	}
 	for _, tt := range tests {
 		if got := al.of(tt.name); !slices.Equal(got, tt.want) {

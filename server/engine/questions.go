@@ -34,7 +34,7 @@ const (
 	// Balance over a study: no answer asked more than maxAnswerRepeats
 	// times, no wrong choice offered more than maxDistractorUses times.
 	maxAnswerRepeats  = 2
-	maxDistractorUses = 3
+	maxDistractorUses = 2
 )
 
 // unit is the content of one topic: its prose blocks and facts.
