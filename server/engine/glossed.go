@@ -532,7 +532,7 @@ func (a *asker) unaskedBlanks(s *sentence) []blank {
 		}
 		end := wordEnd(s.block.p.text, sp.End)
 		from, to := sp.Start-s.start, end-s.start
-		if first, rest, ok := strings.Cut(s.text[from:to], " "); ok && genericModifiers[strings.ToLower(first)] {
+		if first, rest, ok := strings.Cut(s.text[from:to], " "); ok && quantityWords[strings.ToLower(first)] {
 			from = to - len(rest) // as rankSentences does
 		}
 		term := s.text[from:to]

@@ -694,7 +694,7 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 				continue
 			}
 			from := o.from
-			if o.to-from >= 2 && genericModifiers[s.lower[from]] {
+			if o.to-from >= 2 && quantityWords[s.lower[from]] {
 				from++ // "extra greenhouse absorbers": "extra" says nothing to recall
 			}
 			blanks[s] = append(blanks[s], blank{s.toks[from].Start, s.toks[o.to-1].End(), p.class, p.key})
@@ -721,7 +721,7 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 			b.End = wordEnd(s.block.p.text, b.End)
 			if b.End <= s.start+len(s.text) && len(strings.Fields(s.block.p.text[b.Start:b.End])) <= 5 && nounPhraseAt(s, b.Start-s.start, b.End-s.start) {
 				from, to := b.Start-s.start, b.End-s.start
-				if first, rest, ok := strings.Cut(s.text[from:to], " "); ok && genericModifiers[strings.ToLower(first)] {
+				if first, rest, ok := strings.Cut(s.text[from:to], " "); ok && quantityWords[strings.ToLower(first)] {
 					from = to - len(rest) // "**extra greenhouse absorbers**" asks "greenhouse absorbers"
 					if genericHeads[headNoun(rest)] {
 						continue // "**greater fraction**" stresses, and names no term

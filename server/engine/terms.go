@@ -58,6 +58,12 @@ var humanity = map[string]bool{"mankind": true, "humankind": true, "humanity": t
 // mentioned in passing ("inventors").
 const personRecurrence = 8
 
+// quantityWords say how much of a thing, not which: a blank or bold term
+// opening with one leaves it out ("**extra greenhouse absorbers**" asks
+// "greenhouse absorbers"). Unlike genericModifiers, they never begin a
+// term's name ("normal distribution", "small subunit").
+var quantityWords = wordSet(`extra some any more less greater lesser larger smaller further additional several many much`)
+
 // isGeneralWord reports whether lower is a word of general English.
 func isGeneralWord(lex *lexicon.Lexicon, lower string) bool {
 	return isStopWord(lower) || lex.Count(lower) >= generalCount || lex.Senses(lower) >= generalSenses
