@@ -306,3 +306,22 @@ func TestClozeDropsStanceOpener(t *testing.T) {
 		}
 	}
 }
+
+func TestGlossaryEntriesThatDoNotDefine(t *testing.T) {
+	tests := []struct {
+		f          fact
+		recallable bool
+	}{
+		{fact{term: "caching", def: "Saving data to a cache so that later requests are faster."}, false},
+		{fact{term: "cache", def: "A store of recent results kept close at hand."}, true},
+		{fact{term: "argument", def: "The term should not be confused with a parameter."}, true}, // recallable, but dropped as a caution
+	}
+	for _, tt := range tests {
+		if got := recallable(tt.f); got != tt.recallable {
+			t.Errorf("recallable(%q) = %v, want %v", tt.f.term, got, tt.recallable)
+		}
+	}
+	if !notConfused.MatchString("The term should not be confused with a parameter.") || notConfused.MatchString("A value passed to a function.") {
+		t.Error("notConfused tells a caution from a definition wrongly")
+	}
+}

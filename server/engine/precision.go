@@ -143,10 +143,8 @@ func needsContext(prompt string) bool {
 	if leaningPhrase.MatchString(p) {
 		return true
 	}
-	for _, m := range countedThings.FindAllStringSubmatch(strings.ToLower(p), -1) {
-		if !kindWords[m[1]] {
-			return true // "the three components": which? A list question's "the three main types" says
-		}
+	if !strings.HasPrefix(p, "What are the ") && countedThings.MatchString(strings.ToLower(p)) {
+		return true // "the three components": which? A list question's "the three main types" says
 	}
 	if earlyThen(words) || alsoOrThus(words) {
 		return true
@@ -170,16 +168,11 @@ var ofWhat = wordSet(`of for between in that which who whose when where`)
 // "in our example" and "we have just determined", a pointer to other
 // lessons ("for those interested") and a guess about a story's people
 // ("would probably have objected").
-var leaningPhrase = regexp.MustCompile(`(?i)\bhowever\b|\bthe (century|latter|former)\b|\bdespite (the|its|their) names?\b|\bin (our|this|that) example\b|\bwe have just\b|\bfor those interested\b|\bwould probably\b|\b(that|the) (same|following|next|previous) (year|day|month|decade|century)\b`)
+var leaningPhrase = regexp.MustCompile(`(?i)\bhowever\b|\bthe (century|latter|former)\b|\bdespite (the|its|their) names?\b|\bin (our|this|that) example\b|\bwe have just\b|\bfor those interested\b|\bwould probably\b|\b(that|the) (same|following|next|previous) (year|day|month|decade|century)\b|\bon the other hand\b|\b(a|the) (parallel|similar|comparable|related) (story|case|process|argument|situation)\b|^how (far|much|fast|quickly|often) the\b`)
 
 // countedThings matches "the two chambers", "the three components": a
-// count of things named before. The group is the word after the count.
-var countedThings = regexp.MustCompile(`\bthe (?:two|three|four|five|six) (\pL+)`)
-
-// kindWords after a count make it a list's own ("the three main types of
-// learning"), not a pointer back.
-var kindWords = wordSet(`main major basic primary principal different distinct types kinds classes forms stages phases
-	parts components steps categories branches functions properties layers sources factors states groups regions laws principles`)
+// count of things named before.
+var countedThings = regexp.MustCompile(`\bthe (?:two|three|four|five|six) \pL+`)
 
 // demonstrative matches "this", "these" or "those" before a word inside a
 // sentence ("uses these molecules"): the thing it names was introduced
@@ -223,7 +216,7 @@ func alsoOrThus(words []string) bool {
 	for i, w := range words {
 		w = strings.Trim(w, ",;:")
 		switch {
-		case w == "thus" || w == "hence":
+		case w == "thus" || w == "hence" || w == "therefore":
 			if i > 0 && strings.HasSuffix(words[i-1], ",") && i+1 < len(words) && strings.HasSuffix(words[i+1], "ing") {
 				continue // "…, thus allowing for …" goes on from its own clause
 			}

@@ -208,7 +208,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 		u.facts = slices.DeleteFunc(u.facts, func(f fact) bool {
 			switch f.kind {
 			case factDefinition:
-				return strings.HasPrefix(f.def, "See ") // a cross-reference, not a definition
+				return strings.HasPrefix(f.def, "See ") || notConfused.MatchString(f.def) // a cross-reference or a caution, not a definition
 			case factPair:
 				return !a.termPair(f)
 			case factCell:
@@ -291,8 +291,11 @@ func (a *asker) ask(ctx context.Context, u *unit) error {
 		a.termDefinitions(u, n),
 		a.clozes(u, src, n, minClozeContext, false),
 	})
-	if got == 0 && ctx.Err() == nil {
+	if got == 0 && ctx.Err() == nil && a.minRecur < minRecurrence(chapterWords) {
 		// Too little text for the usual shapes: blank a shorter sentence.
+		// Not in a chapter, where a topic without a question is better
+		// than a question with too little to go on ("_____ is similar in
+		// prokaryotes and eukaryotes").
 		src = a.rankSentences(u, minFallbackTokens)
 		a.take(ctx, u, 1, [][]studyloop.Question{a.clozes(u, src, n, minFallbackContext, false)})
 	}
@@ -438,6 +441,10 @@ func (a *asker) isTerm(p phrase) bool {
 	return a.recur[p.key] >= a.minRecur && !a.generic(p)
 }
 
+// notConfused matches a glossary entry that warns rather than defines:
+// "The term should not be confused with …", "Not to be confused with …".
+var notConfused = regexp.MustCompile(`(?i)^(the term )?(should )?not (to )?be confused\b|^the term should not\b`)
+
 // centuryOrDecade matches an answer that names a century or a decade,
 // not a year.
 var centuryOrDecade = regexp.MustCompile(`(?i)\b(century|centuries|\d{3}0s)\b`)
@@ -445,6 +452,9 @@ var centuryOrDecade = regexp.MustCompile(`(?i)\b(century|centuries|\d{3}0s)\b`)
 // maxCenturies bounds the questions per study whose answer is a century
 // or a decade.
 const maxCenturies = 2
+
+// chapterWords is the length from which a study reads as a chapter.
+const chapterWords = 1500
 
 // markedEnough is how many bold or defined terms a study needs before
 // its unmarked single words stop counting as terms.
@@ -475,7 +485,7 @@ func (a *asker) generic(p phrase) bool {
 // is an example's detail; a short note says each thing once.
 func minRecurrence(words int) int {
 	switch {
-	case words >= 1500:
+	case words >= chapterWords:
 		return 3
 	case words >= 500:
 		return 2
@@ -508,7 +518,23 @@ func (a *asker) shortAnswers(u *unit, n int) []studyloop.Question {
 // "What does X mean?": not an acronym's, whose expansion would answer as
 // well ("What does “SQL” mean?"), and short enough to recall.
 func recallable(f fact) bool {
-	return !isAcronym(f.term) && len(strings.Fields(f.def)) <= maxRecalledWords
+	return !isAcronym(f.term) && len(strings.Fields(f.def)) <= maxRecalledWords && !circular(f)
+}
+
+// circular reports whether a one-word term's definition uses the term's
+// own root ("caching": "saving data to a cache"): it explains nothing.
+func circular(f fact) bool {
+	term := []rune(strings.ToLower(strings.TrimSpace(f.term)))
+	if len(term) < 5 || strings.ContainsRune(string(term), ' ') {
+		return false
+	}
+	root := string(term[:max(4, len(term)-4)])
+	for _, w := range strings.Fields(strings.ToLower(f.def)) {
+		if strings.HasPrefix(strings.Trim(w, ".,;:()'\""), root) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxRecalledWords bounds a definition a student is asked to give.
