@@ -35,20 +35,7 @@ type aliases map[string][]string
 func findAliases(source string) aliases {
 	text := strings.ReplaceAll(source, "**", "")
 	al := aliases{}
-	add := func(a, b string) {
-		a, b = strings.TrimSpace(a), strings.TrimSpace(b)
-		if a == "" || b == "" || strings.EqualFold(a, b) {
-			return
-		}
-		ka := answerKey(a)
-		if !slices.Contains(al[ka], b) {
-			al[ka] = append(al[ka], b)
-		}
-		kb := answerKey(b)
-		if !slices.Contains(al[kb], a) {
-			al[kb] = append(al[kb], a)
-		}
-	}
+	add := al.pair
 	// The patterns run only on short windows around their anchors, so
 	// the cost stays linear in the text.
 	eachWindow(text, " (", func(w string, at int) {
@@ -89,6 +76,16 @@ func findAliases(source string) aliases {
 			add(trailingContent(m[1]), m[2])
 		}
 	})
+	// A glossary line may say what its acronym stands for: "- **SQL**:
+	// The language … The term is an acronym for Structured Query
+	// Language."
+	for _, line := range strings.Split(source, "\n") {
+		if m := acronymFor.FindStringSubmatch(line); m != nil {
+			if t := lineTerm.FindStringSubmatch(line); t != nil && abbreviates(t[1], m[1]) {
+				add(t[1], m[1])
+			}
+		}
+	}
 	// Two bold terms joined by "or" name one thing: "**stop codons** or
 	// **nonsense codons**", "**end diastolic volume (EDV)** or **preload**".
 	for _, anchor := range []string{"** or **", "**, or **"} {
@@ -159,6 +156,29 @@ func trailingContent(s string) string {
 	}
 	return strings.Join(words[i:], " ")
 }
+
+// pair records a and b as two names of one thing.
+func (al aliases) pair(a, b string) {
+	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+	if a == "" || b == "" || strings.EqualFold(a, b) {
+		return
+	}
+	ka := answerKey(a)
+	if !slices.Contains(al[ka], b) {
+		al[ka] = append(al[ka], b)
+	}
+	kb := answerKey(b)
+	if !slices.Contains(al[kb], a) {
+		al[kb] = append(al[kb], a)
+	}
+}
+
+// acronymFor matches a definition's statement of what its acronym
+// stands for: "The term is an acronym for Structured Query Language."
+var acronymFor = regexp.MustCompile(`\b(?:is an? (?:acronym|abbreviation) (?:for|of)|stands for|is short for) ((?:\p{Lu}[\p{L}-]*)(?: (?:\p{Lu}[\p{L}-]*|of|and|for|the))*)`)
+
+// lineTerm matches the bold acronym that opens a line of a list.
+var lineTerm = regexp.MustCompile(`^\s*(?:[-*+]\s+)?\*\*(\p{Lu}[\p{Lu}\p{N}]{1,7})\*\*`)
 
 // of returns the other names of answer, in its number where the study
 // gives them in the other ("stop codon" is also "nonsense codon" where

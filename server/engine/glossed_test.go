@@ -325,3 +325,25 @@ func TestGlossaryEntriesThatDoNotDefine(t *testing.T) {
 		t.Error("notConfused tells a caution from a definition wrongly")
 	}
 }
+
+func TestOtherAcceptedAnswers(t *testing.T) {
+	g := mustOffline(t)
+	text := "# Splicing\n\nIntrons are removed from the primary transcript before it leaves the nucleus of the cell. The process of removing introns and joining the exons is called **RNA splicing** in every eukaryote. **Splicing** takes place in the nucleus before export.\n\n" +
+		"# Glossary\n\n- **SQL**: The language used for writing queries for a relational database. The term is an acronym for Structured Query Language.\n- **CSV**: A plain text format with one record per line and commas between the fields of a record.\n"
+	ex, err := g.Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"RNA splicing": "splicing", "SQL": "Structured Query Language"}
+	for _, q := range ex.Questions {
+		if alt, ok := want[q.Answer]; ok && q.Type != studyloop.QuestionMultipleChoice {
+			if !slices.Contains(q.Alternatives, alt) {
+				t.Errorf("%q accepts %q, want %q among them", q.Answer, q.Alternatives, alt)
+			}
+			delete(want, q.Answer)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no question of %v among %+v", want, ex.Questions)
+	}
+}

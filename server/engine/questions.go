@@ -112,6 +112,8 @@ type asker struct {
 	// marks are the study's bold terms, the wrong choices of questions
 	// that ask for one.
 	marks []markedTerm
+	// boldWord holds the study's one-word bold terms, lower-cased.
+	boldWord map[string]bool
 	// markAt finds a term of marks by its stem key.
 	markAt map[string]int
 	stem   stemmer
@@ -235,6 +237,12 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 	}
 	a.presentTense = presentTense(units)
 	a.marks = markedTerms(units, a.lex, stem)
+	a.boldWord = map[string]bool{}
+	for _, m := range a.marks {
+		if !strings.Contains(m.text, " ") {
+			a.boldWord[strings.ToLower(m.text)] = true
+		}
+	}
 	a.addRecurringTerms(units)
 	a.findLists(units)
 	var all []phrase
@@ -397,6 +405,9 @@ func (a *asker) accept(q studyloop.Question) bool {
 				q.Alternatives = append(q.Alternatives, o)
 			}
 		}
+		if h := a.markedHead(q.Answer); h != "" && !slices.Contains(q.Alternatives, h) {
+			q.Alternatives = append(q.Alternatives, h) // "splicing", which the text sets in bold too, for "RNA splicing"
+		}
 		prompt := normalize(q.Prompt)
 		for _, o := range q.Alternatives {
 			if containsWords(prompt, normalize(o)) {
@@ -444,6 +455,22 @@ func (a *asker) isTerm(p phrase) bool {
 // notConfused matches a glossary entry that warns rather than defines:
 // "The term should not be confused with …", "Not to be confused with …".
 var notConfused = regexp.MustCompile(`(?i)^(the term )?(should )?not (to )?be confused\b|^the term should not\b`)
+
+// markedHead is the head noun of a two-word answer ("splicing" of "RNA
+// splicing", "elongation" of "elongation of translation") when the study
+// sets that word in bold as a term of its own, and so would accept it;
+// otherwise "".
+func (a *asker) markedHead(answer string) string {
+	words := strings.Fields(answer)
+	if len(words) < 2 || len(words) > 3 || len(words) == 3 && words[1] != "of" {
+		return ""
+	}
+	head := headNoun(answer)
+	if !a.boldWord[head] {
+		return ""
+	}
+	return head
+}
 
 // centuryOrDecade matches an answer that names a century or a decade,
 // not a year.
