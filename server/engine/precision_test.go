@@ -42,6 +42,8 @@ func TestPrecisionChecks(t *testing.T) {
 		{"needs earlier sentence", cloze("Primary transcripts must be processed to protect these transcripts from _____.", "degradation"), false},
 		{"needs earlier sentence", cloze("Enzymes in these cells make _____.", "collagen"), true},
 		{"needs earlier sentence", cloze("Blood leaves the three chambers through the _____.", "aorta"), true},
+		{"points at figure or chapter", cloze("Each entry gives the English term, its _____, and a short definition.", "Spanish translation"), true},
+		{"points at figure or chapter", cloze("This glossary lists the _____ of data science.", "terms"), true},
 		{"needs earlier sentence", cloze("The form of _____, on the other hand, enables it to sacrifice the public good.", "popular government"), true},
 		{"needs earlier sentence", cloze("A parallel story could be told of the metals unknown before the _____ dawned.", "nineteenth century"), true},
 		{"needs earlier sentence", cloze("How far the demand shifts depends on the _____ of demand.", "income elasticity"), true},
