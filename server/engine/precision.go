@@ -140,7 +140,7 @@ func needsContext(prompt string) bool {
 			return true
 		}
 	}
-	if leaningPhrase.MatchString(p) {
+	if lower := strings.ToLower(p); containsAny(lower, leaningKeys) && leaningPhrase.MatchString(p) {
 		return true
 	}
 	if !strings.HasPrefix(p, "What are the ") && countedThings.MatchString(strings.ToLower(p)) {
@@ -169,6 +169,22 @@ var ofWhat = wordSet(`of for between in that which who whose when where`)
 // lessons ("for those interested") and a guess about a story's people
 // ("would probably have objected").
 var leaningPhrase = regexp.MustCompile(`(?i)\bhowever\b|\bthe (century|latter|former)\b|\bdespite (the|its|their) names?\b|\bin (our|this|that) example\b|\bwe have just\b|\bfor those interested\b|\bwould probably\b|\b(that|the) (same|following|next|previous) (year|day|month|decade|century)\b|\bon the other hand\b|\b(a|the) (parallel|similar|comparable|related) (story|case|process|argument|situation)\b|^how (far|much|fast|quickly|often) the\b`)
+
+// leaningKeys are strings every match of leaningPhrase holds one of: a
+// prompt with none of them needs no regular expression.
+var leaningKeys = []string{"however", "century", "the latter", "the former", "despite", "example", "we have just",
+	"for those interested", "would probably", "year", "day", "month", "decade", "other hand", "parallel", "similar",
+	"comparable", "related", "how "}
+
+// containsAny reports whether s holds one of keys.
+func containsAny(s string, keys []string) bool {
+	for _, k := range keys {
+		if strings.Contains(s, k) {
+			return true
+		}
+	}
+	return false
+}
 
 // countedThings matches "the two chambers", "the three components": a
 // count of things named before.
