@@ -347,3 +347,17 @@ func TestOtherAcceptedAnswers(t *testing.T) {
 		t.Errorf("no question of %v among %+v", want, ex.Questions)
 	}
 }
+
+func TestMarkedHead(t *testing.T) {
+	a := &asker{boldWord: map[string]bool{"splicing": true, "learning": true, "elongation": true}}
+	for answer, want := range map[string]string{
+		"RNA splicing":              "splicing",
+		"observational learning":    "",
+		"elongation of translation": "",
+		"DNA polymerase":            "",
+	} {
+		if got := a.markedHead(answer); got != want {
+			t.Errorf("markedHead(%q) = %q, want %q", answer, got, want)
+		}
+	}
+}

@@ -456,20 +456,18 @@ func (a *asker) isTerm(p phrase) bool {
 // "The term should not be confused with …", "Not to be confused with …".
 var notConfused = regexp.MustCompile(`(?i)^(the term )?(should )?not (to )?be confused\b|^the term should not\b`)
 
-// markedHead is the head noun of a two-word answer ("splicing" of "RNA
-// splicing", "elongation" of "elongation of translation") when the study
-// sets that word in bold as a term of its own, and so would accept it;
-// otherwise "".
+// markedHead is the head noun of a two-word answer whose first word is
+// an acronym ("splicing" of "RNA splicing") when the study sets that head
+// in bold as a term of its own, and so would accept it; otherwise "". An
+// adjective ("observational learning") or an "of" ("elongation of
+// translation") makes a kind of the head, which the head alone does not
+// name.
 func (a *asker) markedHead(answer string) string {
 	words := strings.Fields(answer)
-	if len(words) < 2 || len(words) > 3 || len(words) == 3 && words[1] != "of" {
+	if len(words) != 2 || !isAcronym(words[0]) || !a.boldWord[strings.ToLower(words[1])] {
 		return ""
 	}
-	head := headNoun(answer)
-	if !a.boldWord[head] {
-		return ""
-	}
-	return head
+	return words[1]
 }
 
 // centuryOrDecade matches an answer that names a century or a decade,
