@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/studyloop/studyloop/server/lexicon"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -314,6 +315,7 @@ func TestGlossaryEntriesThatDoNotDefine(t *testing.T) {
 	}{
 		{fact{term: "caching", def: "Saving data to a cache so that later requests are faster."}, false},
 		{fact{term: "cache", def: "A store of recent results kept close at hand."}, true},
+		{fact{term: "S", def: "A statistical programming language from Bell Labs."}, false},
 		{fact{term: "argument", def: "The term should not be confused with a parameter."}, true}, // recallable, but dropped as a caution
 	}
 	for _, tt := range tests {
@@ -358,6 +360,15 @@ func TestMarkedHead(t *testing.T) {
 	} {
 		if got := a.markedHead(answer); got != want {
 			t.Errorf("markedHead(%q) = %q, want %q", answer, got, want)
+		}
+	}
+}
+
+func TestFullName(t *testing.T) {
+	a := &asker{lex: lexicon.Default(), text: "Ivan **Pavlov** studied dogs. Later John B. Watson studied children. Pavlov won a prize."}
+	for answer, want := range map[string]string{"Pavlov": "Ivan Pavlov", "Watson": "John B. Watson", "dogs": "", "Ivan Pavlov": ""} {
+		if got := a.fullName(answer); got != want {
+			t.Errorf("fullName(%q) = %q, want %q", answer, got, want)
 		}
 	}
 }

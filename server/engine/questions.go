@@ -405,6 +405,9 @@ func (a *asker) accept(q studyloop.Question) bool {
 				q.Alternatives = append(q.Alternatives, o)
 			}
 		}
+		if full := a.fullName(q.Answer); full != "" && !slices.Contains(q.Alternatives, full) {
+			q.Alternatives = append(q.Alternatives, full) // "Ivan Pavlov" for "Pavlov"
+		}
 		if h := a.markedHead(q.Answer); h != "" && !slices.Contains(q.Alternatives, h) {
 			q.Alternatives = append(q.Alternatives, h) // "splicing", which the text sets in bold too, for "RNA splicing"
 		}
@@ -455,6 +458,30 @@ func (a *asker) isTerm(p phrase) bool {
 // notConfused matches a glossary entry that warns rather than defines:
 // "The term should not be confused with …", "Not to be confused with …".
 var notConfused = regexp.MustCompile(`(?i)^(the term )?(should )?not (to )?be confused\b|^the term should not\b`)
+
+// fullName is the fullest form the text gives of a surname answered
+// alone ("Ivan Pavlov", "John B. Watson" for "Pavlov", "Watson"), or "".
+func (a *asker) fullName(answer string) string {
+	if strings.ContainsRune(answer, ' ') || !a.lex.IsPerson(answer) && a.lex.Senses(strings.ToLower(answer)) > 0 {
+		return ""
+	}
+	r, _ := utf8.DecodeRuneInString(answer)
+	if !unicode.IsUpper(r) {
+		return ""
+	}
+	re, err := regexp.Compile(`\b(?:\p{Lu}[\p{Ll}]+ |\p{Lu}\. ){1,3}` + regexp.QuoteMeta(answer) + `\b`)
+	if err != nil {
+		return ""
+	}
+	words := strings.Fields(re.FindString(strings.ReplaceAll(a.text, "**", "")))
+	for len(words) > 1 && everydayWord(words[0]) && !a.lex.IsPerson(words[0]) {
+		words = words[1:] // "Later John B. Watson": the sentence's first word
+	}
+	if len(words) < 2 {
+		return ""
+	}
+	return strings.Join(words, " ")
+}
 
 // markedHead is the head noun of a two-word answer whose first word is
 // an acronym ("splicing" of "RNA splicing") when the study sets that head
@@ -541,9 +568,10 @@ func (a *asker) shortAnswers(u *unit, n int) []studyloop.Question {
 
 // recallable reports whether a glossary definition makes a fair answer to
 // "What does X mean?": not an acronym's, whose expansion would answer as
-// well ("What does “SQL” mean?"), and short enough to recall.
+// well ("What does “SQL” mean?"), nor a one-letter name's ("What does
+// “S” mean?" names nothing), and short enough to recall.
 func recallable(f fact) bool {
-	return !isAcronym(f.term) && len(strings.Fields(f.def)) <= maxRecalledWords && !circular(f)
+	return !isAcronym(f.term) && utf8.RuneCountInString(strings.TrimSpace(f.term)) > 1 && len(strings.Fields(f.def)) <= maxRecalledWords && !circular(f)
 }
 
 // circular reports whether a one-word term's definition uses the term's
