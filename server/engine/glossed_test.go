@@ -372,3 +372,17 @@ func TestFullName(t *testing.T) {
 		}
 	}
 }
+
+func TestVariants(t *testing.T) {
+	a := &asker{marks: []markedTerm{{text: "cardiovascular centers"}, {text: "parasympathetic stimulation"}, {text: "unconditioned stimulus"}, {text: "cardiac output"}}}
+	for answer, want := range map[string][]string{
+		"cardiac centers":         {"cardiovascular centers"},
+		"sympathetic stimulation": nil,
+		"conditioned stimulus":    nil,
+		"cardiac":                 nil,
+	} {
+		if got := a.variants(answer); !slices.Equal(got, want) {
+			t.Errorf("variants(%q) = %q, want %q", answer, got, want)
+		}
+	}
+}

@@ -405,6 +405,11 @@ func (a *asker) accept(q studyloop.Question) bool {
 				q.Alternatives = append(q.Alternatives, o)
 			}
 		}
+		for _, v := range a.variants(q.Answer) {
+			if !slices.Contains(q.Alternatives, v) {
+				q.Alternatives = append(q.Alternatives, v) // "cardiovascular centers" beside "cardiac centers"
+			}
+		}
 		if full := a.fullName(q.Answer); full != "" && !slices.Contains(q.Alternatives, full) {
 			q.Alternatives = append(q.Alternatives, full) // "Ivan Pavlov" for "Pavlov"
 		}
@@ -458,6 +463,26 @@ func (a *asker) isTerm(p phrase) bool {
 // notConfused matches a glossary entry that warns rather than defines:
 // "The term should not be confused with …", "Not to be confused with …".
 var notConfused = regexp.MustCompile(`(?i)^(the term )?(should )?not (to )?be confused\b|^the term should not\b`)
+
+// variants returns the study's terms that name a two-word answer's thing
+// with a modifier of the same root: "cardiovascular centers" and "cardiac
+// centers". Modifiers that differ at their start ("sympathetic",
+// "parasympathetic"; "conditioned", "unconditioned") name other things.
+func (a *asker) variants(answer string) []string {
+	words := strings.Fields(strings.ToLower(answer))
+	if len(words) != 2 || utf8.RuneCountInString(words[0]) < 6 {
+		return nil
+	}
+	root := string([]rune(words[0])[:5])
+	var out []string
+	for _, m := range a.marks {
+		other := strings.Fields(strings.ToLower(m.text))
+		if len(other) == 2 && other[1] == words[1] && other[0] != words[0] && strings.HasPrefix(other[0], root) {
+			out = append(out, m.text)
+		}
+	}
+	return out
+}
 
 // fullName is the fullest form the text gives of a surname answered
 // alone ("Ivan Pavlov", "John B. Watson" for "Pavlov", "Watson"), or "".
