@@ -549,20 +549,31 @@ func TestConcurrentClaimsTakeEachStudyOnce(t *testing.T) {
 			claims = map[string]int{}
 			wg     sync.WaitGroup
 		)
+		// On PostgreSQL a claim skips rows another claim has locked, the
+		// account's row included, so "nothing to claim" can mean "all of
+		// it locked at this instant": a worker polls again, as the real
+		// ones do, until every study is claimed or time is up.
+		deadline := time.Now().Add(20 * time.Second)
 		for w := range workers {
 			wg.Go(func() {
-				for {
+				for time.Now().Before(deadline) {
 					c, ok, err := db.ClaimStudy(context.Background(), fmt.Sprint("w", w), time.Minute, store.AnyLane)
 					if err != nil {
 						t.Error(err)
 						return
 					}
-					if !ok {
+					mu.Lock()
+					if ok {
+						claims[c.Study.ID]++
+					}
+					done := len(claims) == studies
+					mu.Unlock()
+					if done {
 						return
 					}
-					mu.Lock()
-					claims[c.Study.ID]++
-					mu.Unlock()
+					if !ok {
+						time.Sleep(time.Millisecond)
+					}
 				}
 			})
 		}
