@@ -208,8 +208,10 @@ func TestHeartbeatKeepsALongStudyWithItsWorker(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		s := storetest.PendingStudy(t, db, storetest.User(t, db), "Topic", "slow")
 		gen := newTestGenerator()
-		gen.delay = 800 * time.Millisecond // four times the lease
-		opts := &worker.Options{Lease: 200 * time.Millisecond, Timeout: 5 * time.Second, PollInterval: 10 * time.Millisecond}
+		// The lease leaves room for a heartbeat delayed by a busy machine
+		// (200 ms was missed now and then under a loaded test run).
+		gen.delay = 2400 * time.Millisecond // four times the lease
+		opts := &worker.Options{Lease: 600 * time.Millisecond, Timeout: 10 * time.Second, PollInterval: 10 * time.Millisecond}
 		startPool(t, db, gen, opts)
 		// A second pool keeps trying to claim: it must not get the study
 		// while the first keeps renewing the lease.
