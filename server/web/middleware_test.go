@@ -86,7 +86,7 @@ func TestOneLogLinePerRequest(t *testing.T) {
 		// The line is written when the handler returns, which can be just
 		// after the client has read a body that went out during Write.
 		var requests []map[string]any
-		for deadline := time.Now().Add(2 * time.Second); len(requests) == 0 && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		for deadline := time.Now().Add(10 * time.Second); len(requests) == 0 && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 			for _, l := range logs.lines(t) {
 				if l["msg"] == "request" {
 					requests = append(requests, l)
