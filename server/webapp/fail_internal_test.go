@@ -1,7 +1,10 @@
 package webapp
 
 import (
+	"context"
+	"fmt"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -31,5 +34,27 @@ func TestFailStatusPerCode(t *testing.T) {
 				t.Errorf("internal=%v, but the page says %.300q", internal, w.Body)
 			}
 		})
+	}
+}
+
+// TestFailOfACutOffRequest: work stopped because its request was cut off
+// is no server error: 408, nothing logged as one.
+func TestFailOfACutOffRequest(t *testing.T) {
+	var logs strings.Builder
+	a := New(storetest.Open(t, "sqlite"), nil, nil, slog.New(slog.NewTextHandler(&logs, nil)), nil)
+	ctx, cancel := context.WithCancel(studyloop.ContextWithUserID(context.Background(), 1))
+	cancel()
+	r := httptest.NewRequest("POST", "/app/studies/pdf", nil).WithContext(ctx)
+	w := httptest.NewRecorder()
+	a.fail(w, r, fmt.Errorf("store: list studies: %w", context.Canceled))
+	if w.Code != http.StatusRequestTimeout || logs.Len() != 0 {
+		t.Errorf("status %d, log %q; want 408 and no log", w.Code, logs.String())
+	}
+	// The same error on a request still open is the server's.
+	r = httptest.NewRequest("POST", "/app/studies/pdf", nil).WithContext(studyloop.ContextWithUserID(context.Background(), 1))
+	w = httptest.NewRecorder()
+	a.fail(w, r, fmt.Errorf("store: list studies: %w", context.Canceled))
+	if w.Code != http.StatusInternalServerError {
+		t.Errorf("status %d for an open request, want 500", w.Code)
 	}
 }

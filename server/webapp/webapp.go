@@ -176,6 +176,14 @@ func (a *App) accountMenu(r *http.Request) (templates.AccountMenu, error) {
 // gives its code. Internal errors are logged and shown only as
 // respond.ServerErrorText.
 func (a *App) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if ctxErr := r.Context().Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+		// The request was cut off (the client left, or the server's read
+		// deadline passed while the body was arriving) and the work
+		// stopped with it: no server error, and no page for nobody.
+		w.Header().Set("Connection", "close")
+		w.WriteHeader(http.StatusRequestTimeout)
+		return
+	}
 	status, msg := respond.StatusOf(err), studyloop.ErrorMessage(err)
 	if status == http.StatusInternalServerError {
 		respond.LogServerError(a.logger, r, err)
