@@ -109,7 +109,8 @@ func firstTag(b *block, at int) string {
 }
 
 // termChoices picks three wrong choices for a question whose answer is
-// the bold term answer: other bold terms of its kind (sharing its head
+// a term of the study: its other bold or recurring terms of the answer's
+// kind (sharing its head
 // noun, or WordNet siblings), of its number, none an alias, a synonym or a
 // kind of it, none standing in the prompt, and none offered too often
 // already. The terms nearest the question's source come first. It returns
@@ -253,10 +254,10 @@ func (a *asker) withTermChoices(q studyloop.Question) studyloop.Question {
 
 // boldQuestions asks for the bold terms of u's sentences from what the
 // sentences say they are or are called, as multiple choice where the
-// study has terms of the same kind to offer, up to n. It also turns "X is
-// a Y that …" about a bold X into "What is the term for a Y that …?"
-// where it can offer choices; without them definitionSentence asks "What
-// is X?" instead.
+// study has terms of the same kind to offer, up to n. "X is a Y that …"
+// about a bold X becomes "What is the term for a Y that …?" where it can
+// offer choices, or where definitionSentence cannot ask "What is X?" of
+// it ("An elastic demand or elastic supply is one in which …").
 func (a *asker) boldQuestions(u *unit, n int) []studyloop.Question {
 	var out []studyloop.Question
 	for _, s := range u.sentences() {
