@@ -108,13 +108,13 @@ func firstTag(b *block, at int) string {
 	return ""
 }
 
-// termChoices picks three wrong choices for a question whose answer is
-// a term of the study: its other bold or recurring terms of the answer's
-// kind (sharing its head
-// noun, or WordNet siblings), of its number, none an alias, a synonym or a
-// kind of it, none standing in the prompt, and none offered too often
-// already. The terms nearest the question's source come first. It returns
-// nil when the study has fewer than three.
+// termChoices picks three wrong choices for a question whose answer is a
+// term of the study: its other bold or recurring terms of the answer's
+// kind (ofKind), of its number, after "a" or "an" taking the same
+// article, none an alias, a synonym or a kind of it, none standing in the
+// prompt, and none offered too often already. The terms nearest the
+// question's source come first. It returns nil when the study has fewer
+// than three.
 func (a *asker) termChoices(q studyloop.Question) []string {
 	own := stemKey(q.Answer, a.stem)
 	prompt := normalize(q.Prompt)
