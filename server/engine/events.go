@@ -208,6 +208,9 @@ func knownPerson(name string, titled bool) bool {
 	if len(words) == 1 && (!lex.NounOnly(last) || isGeneralWord(lex, strings.ToLower(last))) {
 		return false
 	}
+	if singular, ok := strings.CutSuffix(last, "s"); ok && len(words) == 1 && lex.IsPerson(singular) && lex.Senses(strings.ToLower(singular)) > 0 {
+		return false // "Astronauts", "Engineers": people of a kind, no one's name ("Samuel Adams" has two words)
+	}
 	switch {
 	case lex.IsPerson(name) && !lex.IsPlace(name):
 		return true

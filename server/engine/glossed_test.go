@@ -386,3 +386,30 @@ func TestVariants(t *testing.T) {
 		}
 	}
 }
+
+func TestParticleKind(t *testing.T) {
+	for answer, want := range map[string]string{"calcium ions": "calcium", "oxygen molecules": "oxygen", "heat energy": "", "ions": "", "hydrogen ion": "hydrogen"} {
+		if got := particleKind(answer); got != want {
+			t.Errorf("particleKind(%q) = %q, want %q", answer, got, want)
+		}
+	}
+}
+
+// TestAnaphoraAcrossTheParagraph: "the moon rock" of a story set up two
+// sentences before is no cloze of its own.
+func TestAnaphoraAcrossTheParagraph(t *testing.T) {
+	text := "# Energy\n\nA moon rock is brought back from the far side of the moon by the crew of a long mission. Every sample is weighed with great care in the laboratory. " +
+		"The engineers put the moon rock in a lathe and machine it down to a smooth cylinder of metal. Kinetic energy is the energy of motion in every closed system studied so far."
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.Questions) == 0 {
+		t.Fatal("no questions")
+	}
+	for _, q := range ex.Questions {
+		if strings.Contains(q.Prompt, "lathe") {
+			t.Errorf("question from a sentence leaning on the story: %q", q.Prompt)
+		}
+	}
+}

@@ -413,6 +413,9 @@ func (a *asker) accept(q studyloop.Question) bool {
 		if full := a.fullName(q.Answer); full != "" && !slices.Contains(q.Alternatives, full) {
 			q.Alternatives = append(q.Alternatives, full) // "Ivan Pavlov" for "Pavlov"
 		}
+		if m := particleKind(q.Answer); m != "" && !slices.Contains(q.Alternatives, m) {
+			q.Alternatives = append(q.Alternatives, m) // "calcium" for "calcium ions"
+		}
 		if h := a.markedHead(q.Answer); h != "" && !slices.Contains(q.Alternatives, h) {
 			q.Alternatives = append(q.Alternatives, h) // "splicing", which the text sets in bold too, for "RNA splicing"
 		}
@@ -507,6 +510,20 @@ func (a *asker) fullName(answer string) string {
 	}
 	return strings.Join(words, " ")
 }
+
+// particleKind is the substance of a two-word answer that names its
+// particles ("calcium" of "calcium ions", "oxygen" of "oxygen
+// molecules"), which names the same thing in a blank; otherwise "".
+func particleKind(answer string) string {
+	words := strings.Fields(answer)
+	if len(words) != 2 || !particles[strings.ToLower(words[1])] {
+		return ""
+	}
+	return words[0]
+}
+
+// particles are the heads that name a substance's particles.
+var particles = wordSet(`ion ions atom atoms molecule molecules`)
 
 // markedHead is the head noun of a two-word answer whose first word is
 // an acronym ("splicing" of "RNA splicing") when the study sets that head
@@ -1135,9 +1152,16 @@ func (a *asker) anaphoric(u *unit) map[*sentence]bool {
 			}
 		}
 		for i := 1; i < len(b.sents); i++ {
-			s, prev := b.sents[i], b.sents[i-1]
+			s := b.sents[i]
 			if !s.tagged || len(s.toks) < 3 {
 				continue
+			}
+			// What the paragraph said before, up to three sentences back:
+			// "the moon rock" of a thought experiment set up two sentences
+			// earlier.
+			var before []int
+			for _, p := range b.sents[max(0, i-3):i] {
+				before = append(before, p.stems...)
 			}
 			// "The bulges ...", "Where the bulges meet land, ...": a
 			// definite noun among the first words.
@@ -1149,7 +1173,7 @@ func (a *asker) anaphoric(u *unit) map[*sentence]bool {
 				for j < len(s.toks)-1 && strings.HasPrefix(s.toks[j].Tag, "JJ") {
 					j++
 				}
-				if !strings.HasPrefix(s.toks[j].Tag, "NN") || s.stems[j] < 0 || !slices.Contains(prev.stems, s.stems[j]) {
+				if !strings.HasPrefix(s.toks[j].Tag, "NN") || s.stems[j] < 0 || !slices.Contains(before, s.stems[j]) {
 					continue
 				}
 				if k := stemKey(s.lower[j], a.stem); a.marked[k] || a.recur[a.stem(s.lower[j])] >= max(3, 2*a.minRecur) {
