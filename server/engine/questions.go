@@ -112,6 +112,10 @@ type asker struct {
 	// marks are the study's bold terms, the wrong choices of questions
 	// that ask for one.
 	marks []markedTerm
+	// unmarked is text without its bold marks, once firstFullName needs it.
+	unmarked string
+	// fullNames memoizes fullName.
+	fullNames map[string]string
 	// boldWord holds the study's one-word bold terms, lower-cased.
 	boldWord map[string]bool
 	// markAt finds a term of marks by its stem key.
@@ -489,26 +493,57 @@ func (a *asker) variants(answer string) []string {
 
 // fullName is the fullest form the text gives of a surname answered
 // alone ("Ivan Pavlov", "John B. Watson" for "Pavlov", "Watson"), or "".
+// It is worked out once per answer.
 func (a *asker) fullName(answer string) string {
-	if strings.ContainsRune(answer, ' ') || !a.lex.IsPerson(answer) && a.lex.Senses(strings.ToLower(answer)) > 0 {
-		return ""
+	if full, ok := a.fullNames[answer]; ok {
+		return full
 	}
-	r, _ := utf8.DecodeRuneInString(answer)
-	if !unicode.IsUpper(r) {
-		return ""
+	full := ""
+	if a.fullNames == nil {
+		a.fullNames = map[string]string{}
 	}
-	re, err := regexp.Compile(`\b(?:\p{Lu}[\p{Ll}]+ |\p{Lu}\. ){1,3}` + regexp.QuoteMeta(answer) + `\b`)
-	if err != nil {
-		return ""
+	if r, _ := utf8.DecodeRuneInString(answer); unicode.IsUpper(r) && !strings.ContainsRune(answer, ' ') &&
+		(a.lex.IsPerson(answer) || a.lex.Senses(strings.ToLower(answer)) == 0) {
+		full = a.firstFullName(answer)
 	}
-	words := strings.Fields(re.FindString(strings.ReplaceAll(a.text, "**", "")))
-	for len(words) > 1 && everydayWord(words[0]) && !a.lex.IsPerson(words[0]) {
-		words = words[1:] // "Later John B. Watson": the sentence's first word
+	a.fullNames[answer] = full
+	return full
+}
+
+// firstFullName finds the first place the text writes a name before the
+// surname: up to three capitalised words or initials right before it,
+// less a sentence's first word ("Later John B. Watson").
+func (a *asker) firstFullName(surname string) string {
+	if a.unmarked == "" {
+		a.unmarked = strings.ReplaceAll(a.text, "**", "")
 	}
-	if len(words) < 2 {
-		return ""
+	text := a.unmarked
+	for at := strings.Index(text, " "+surname); at >= 0; {
+		end := at + 1 + len(surname)
+		if end >= len(text) || !isLetterOrDigit(rune(text[end])) {
+			words := strings.Fields(text[max(0, at-60):at])
+			var names []string
+			for i := len(words) - 1; i >= 0 && len(names) < 3; i-- {
+				r, _ := utf8.DecodeRuneInString(words[i])
+				if !unicode.IsUpper(r) || strings.ContainsAny(words[i], ",;:()") {
+					break
+				}
+				names = append([]string{words[i]}, names...)
+			}
+			for len(names) > 0 && everydayWord(names[0]) && !a.lex.IsPerson(names[0]) {
+				names = names[1:]
+			}
+			if len(names) > 0 {
+				return strings.Join(append(names, surname), " ")
+			}
+		}
+		next := strings.Index(text[end:], " "+surname)
+		if next < 0 {
+			break
+		}
+		at = end + next
 	}
-	return strings.Join(words, " ")
+	return ""
 }
 
 // particleKind is the substance of a two-word answer that names its
