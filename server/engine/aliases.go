@@ -80,6 +80,9 @@ func findAliases(source string) aliases {
 	// The language … The term is an acronym for Structured Query
 	// Language."
 	for _, line := range strings.Split(source, "\n") {
+		if !strings.Contains(line, " for ") && !strings.Contains(line, " of ") {
+			continue // every statement acronymFor matches has one
+		}
 		if m := acronymFor.FindStringSubmatch(line); m != nil {
 			if t := lineTerm.FindStringSubmatch(line); t != nil && abbreviates(t[1], m[1]) {
 				add(t[1], m[1])

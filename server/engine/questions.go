@@ -401,28 +401,7 @@ func (a *asker) accept(q studyloop.Question) bool {
 		return false // asked in this topic already: the next time, from another (a table's rows share values)
 	}
 	if q.Type != studyloop.QuestionMultipleChoice {
-		if n := numeralOrdinal(q.Answer); n != "" && len(strings.Fields(q.Answer)) <= 4 {
-			q.Alternatives = append(q.Alternatives, n)
-		}
-		for _, o := range a.aliases.of(q.Answer) {
-			if !slices.Contains(q.Alternatives, o) {
-				q.Alternatives = append(q.Alternatives, o)
-			}
-		}
-		for _, v := range a.variants(q.Answer) {
-			if !slices.Contains(q.Alternatives, v) {
-				q.Alternatives = append(q.Alternatives, v) // "cardiovascular centers" beside "cardiac centers"
-			}
-		}
-		if full := a.fullName(q.Answer); full != "" && !slices.Contains(q.Alternatives, full) {
-			q.Alternatives = append(q.Alternatives, full) // "Ivan Pavlov" for "Pavlov"
-		}
-		if m := particleKind(q.Answer); m != "" && !slices.Contains(q.Alternatives, m) {
-			q.Alternatives = append(q.Alternatives, m) // "calcium" for "calcium ions"
-		}
-		if h := a.markedHead(q.Answer); h != "" && !slices.Contains(q.Alternatives, h) {
-			q.Alternatives = append(q.Alternatives, h) // "splicing", which the text sets in bold too, for "RNA splicing"
-		}
+		q.Alternatives = a.otherAnswers(q)
 		prompt := normalize(q.Prompt)
 		for _, o := range q.Alternatives {
 			if containsWords(prompt, normalize(o)) {
@@ -470,6 +449,30 @@ func (a *asker) isTerm(p phrase) bool {
 // notConfused matches a glossary entry that warns rather than defines:
 // "The term should not be confused with …", "Not to be confused with …".
 var notConfused = regexp.MustCompile(`(?i)^(the term )?(should )?not (to )?be confused\b|^the term should not\b`)
+
+// otherAnswers is q's accepted alternatives with the other answers the
+// study gives for its answer added, each once: numerals for ordinals
+// ("18th century"), the other names it states, same-root variants
+// ("cardiovascular centers" beside "cardiac centers"), a full name ("Ivan
+// Pavlov" for "Pavlov"), a substance for its particles ("calcium" for
+// "calcium ions") and a bold head after an acronym ("splicing" for "RNA
+// splicing").
+func (a *asker) otherAnswers(q studyloop.Question) []string {
+	out := q.Alternatives
+	if len(strings.Fields(q.Answer)) <= 4 {
+		out = append(out, numeralOrdinal(q.Answer))
+	}
+	out = append(out, a.aliases.of(q.Answer)...)
+	out = append(out, a.variants(q.Answer)...)
+	out = append(out, a.fullName(q.Answer), particleKind(q.Answer), a.markedHead(q.Answer))
+	var kept []string
+	for _, o := range out {
+		if o != "" && !slices.Contains(kept, o) {
+			kept = append(kept, o)
+		}
+	}
+	return kept
+}
 
 // variants returns the study's terms that name a two-word answer's thing
 // with a modifier of the same root: "cardiovascular centers" and "cardiac
