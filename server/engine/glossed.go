@@ -481,31 +481,49 @@ func cutCoordination(p string) (string, string, bool) {
 
 // coverMarks gives the bold terms that no question asks yet one question
 // each where it can, whatever their topic's share: a chapter's bold terms
-// are what a student is there to learn.
+// are what a student is there to learn. A sentence that sets several terms
+// in bold may then be asked once for each, as one note gives several cloze
+// cards ("The _____ begins at a promoter" and "The initiation of
+// transcription begins at a _____").
 func (a *asker) coverMarks(ctx context.Context, units []*unit) {
-	for _, u := range units {
-		if ctx.Err() != nil {
-			return
-		}
-		for _, q := range a.markClozes(u, false) {
-			a.accept(q)
+	for _, pass := range []markPass{unaskedSentences, askedSentences} {
+		for _, u := range units {
+			if ctx.Err() != nil {
+				return
+			}
+			for _, q := range a.markClozes(u, pass) {
+				if pass == askedSentences {
+					a.acceptAgain(q)
+				} else {
+					a.accept(q)
+				}
+			}
 		}
 	}
 }
 
+// markPass says which sentences markClozes blanks.
+type markPass int
+
+const (
+	leaningSentences markPass = iota // sentences no question asks that lean on the one before
+	unaskedSentences                 // sentences no question asks
+	askedSentences                   // sentences a question asks already, for another term
+)
+
 // markClozes returns a cloze for each bold term of u's sentences that no
 // question asks yet: of the sentence that sets it in bold, after the
 // sentence before where this one leans on that one by its opening ("RNA
-// polymerase opens the helix. The opened stretch is called a _____."). With
-// leaningOnly, only those after a sentence before: the others are among
-// the clozes already.
-func (a *asker) markClozes(u *unit, leaningOnly bool) []studyloop.Question {
+// polymerase opens the helix. The opened stretch is called a _____."), of
+// the sentences pass names. The clozes of sentences that stand on their
+// own are among a topic's clozes already.
+func (a *asker) markClozes(u *unit, pass markPass) []studyloop.Question {
 	var out []studyloop.Question
 	anaphoric := a.anaphoric(u)
 	for _, blk := range u.blocks {
 		for i, s := range blk.sents {
 			leans := anaphoric[s] || s.hasProblem()
-			if leaningOnly && !leans {
+			if pass == leaningSentences && !leans || a.used[s.span()] != (pass == askedSentences) || pass == askedSentences && leans {
 				continue
 			}
 			for _, b := range a.unaskedBlanks(s) {
@@ -523,7 +541,7 @@ func (a *asker) markClozes(u *unit, leaningOnly bool) []studyloop.Question {
 // unaskedBlanks returns the bold terms of s, as blanks, that no question
 // asks yet.
 func (a *asker) unaskedBlanks(s *sentence) []blank {
-	if !s.tagged || s.span().Start < a.firstMark || a.used[s.span()] {
+	if !s.tagged || s.span().End <= a.firstMark {
 		return nil
 	}
 	var out []blank
@@ -536,8 +554,11 @@ func (a *asker) unaskedBlanks(s *sentence) []blank {
 		if first, rest, ok := strings.Cut(s.text[from:to], " "); ok && quantityWords[strings.ToLower(first)] {
 			from = to - len(rest) // as rankSentences does
 		}
+		if m := trailingOtherName.FindStringIndex(s.text[from:to]); m != nil && m[0] > 0 {
+			to = from + m[0] // "an **unconditioned response (UCR)**" blanks the name; the prompt drops "(UCR)"
+		}
 		term := s.text[from:to]
-		if genericHeads[headNoun(term)] {
+		if a.genericMark(term) {
 			continue
 		}
 		// The author's bold says where the term ends better than the
@@ -548,6 +569,30 @@ func (a *asker) unaskedBlanks(s *sentence) []blank {
 		out = append(out, blank{from: from, to: to, class: boldClass(s, from, to)})
 	}
 	return out
+}
+
+// trailingOtherName matches otherNameInBrackets at the end of a bold term.
+var trailingOtherName = regexp.MustCompile(`\s*` + otherNameInBrackets + `$`)
+
+// genericMark reports whether the bold term names a generic thing: its
+// head noun is generic ("type of energy", "example") and no word before
+// it says what of ("initiation factors", "ejection fraction" and
+// "positive inotropic factors" are terms; "σ factor" names its letter).
+func (a *asker) genericMark(term string) bool {
+	head := headNoun(term)
+	if !genericHeads[head] {
+		return false
+	}
+	for _, w := range strings.Fields(strings.ToLower(term)) {
+		w = strings.Trim(w, ".,;:'\"()")
+		if w == head {
+			return true
+		}
+		if utf8.RuneCountInString(w) > 1 && !isGeneralWord(a.lex, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // markCloze blanks the bold term b of s, the i-th sentence of its block.

@@ -413,3 +413,72 @@ func TestAnaphoraAcrossTheParagraph(t *testing.T) {
 		}
 	}
 }
+
+// TestObjectivesGiveBackTheOpening: the prose after a box of learning
+// objectives opens its section and is asked about; the objectives are not.
+func TestObjectivesGiveBackTheOpening(t *testing.T) {
+	opening := "During the process of **transcription**, the information encoded in a gene is copied into a strand of RNA by the polymerase."
+	tests := []struct {
+		name, text string
+		asked      bool
+	}{
+		{"prose after the list", "## RNA Transcription\n\n### Learning Objectives\n\nBy the end of this section, you will be able to:\n\n- Explain how RNA is made from a DNA template\n- Compare the polymerases of bacteria\n\n" + opening + "\n", true},
+		{"no list: the whole box is an aside", "## RNA Transcription\n\n### Learning Objectives\n\n" + opening + "\n\n### Bacteria\n\nBacteria use a single **RNA polymerase** to copy every one of their many genes into RNA.\n", false},
+		{"a summary gives back nothing", "## RNA Transcription\n\n### Summary\n\n- Explain how RNA is made from a DNA template\n\n" + opening + "\n\n### Bacteria\n\nBacteria use a single **RNA polymerase** to copy every one of their many genes into RNA.\n", false},
+	}
+	g := mustOffline(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ex, _ := g.Generate(context.Background(), "Genes", tt.text)
+			asked := false
+			for _, q := range ex.Questions {
+				if strings.EqualFold(q.Answer, "transcription") {
+					asked = true
+				}
+				if strings.Contains(q.Prompt, "end of this section") || strings.Contains(q.Prompt, "DNA template") {
+					t.Errorf("asked from the objectives: %q", q.Prompt)
+				}
+			}
+			if asked != tt.asked {
+				t.Errorf("transcription asked = %v, want %v (questions %+v)", asked, tt.asked, ex.Questions)
+			}
+		})
+	}
+}
+
+// TestTwoMarksOfOneSentence: a sentence that sets two terms in bold is
+// blanked once for each when no other sentence asks the second.
+func TestTwoMarksOfOneSentence(t *testing.T) {
+	text := "# Initiation\n\nThe **initiation of transcription** occurs at a **promoter** once the sigma subunit has found the matching stretch of DNA.\n"
+	ex := generate(t, mustOffline(t), text)
+	answers := map[string]bool{}
+	for _, q := range ex.Questions {
+		answers[q.Answer] = true
+	}
+	for _, want := range []string{"initiation of transcription", "promoter"} {
+		if !answers[want] {
+			t.Errorf("no question answered %q among %+v", want, ex.Questions)
+		}
+	}
+}
+
+func TestGenericMark(t *testing.T) {
+	a := &asker{lex: lexicon.Default()}
+	tests := []struct {
+		term    string
+		generic bool
+	}{
+		{"type of energy", true},
+		{"example", true},
+		{"positive inotropic factors", false},
+		{"ejection fraction", false},
+		{"σ factor", true},
+		{"important factors", true},
+		{"ribosome", false},
+	}
+	for _, tt := range tests {
+		if got := a.genericMark(tt.term); got != tt.generic {
+			t.Errorf("genericMark(%q) = %v, want %v", tt.term, got, tt.generic)
+		}
+	}
+}

@@ -349,12 +349,29 @@ func namedQuestion(s *sentence) (studyloop.Question, bool) {
 			text = "the" + text[len(first):]
 		case "that", "those", "such", "it", "they":
 			return studyloop.Question{}, false
+		case "the":
+			if len(subject) <= 4 && participleBack(s, from+1) {
+				// "The unwound region": unwound where? The sentence before says.
+				return withLeadIn(s, "What "+v+" "+lowerFirst(strings.TrimSpace(text))+" called?", term)
+			}
+			text = lowerFirstUnlessName(text, s.toks[0].Tag)
 		default:
 			text = lowerFirstUnlessName(text, s.toks[0].Tag)
 		}
 		prompt = "What " + v + " " + strings.TrimSpace(text) + " called?"
 	}
 	return namingQuestion(prompt, term, s)
+}
+
+// participleBack reports whether token i of s is a participle that
+// points back to what the sentence before did ("the unwound region", "the
+// resulting molecule").
+func participleBack(s *sentence, i int) bool {
+	if i >= len(s.toks) || i+1 >= len(s.toks) || !strings.HasPrefix(s.toks[i+1].Tag, "NN") {
+		return false
+	}
+	w := s.lower[i]
+	return s.toks[i].Tag == "VBN" || s.toks[i].Tag == "VBD" || w == "resulting" || strings.HasSuffix(w, "ed") && len(w) > 4 || w == "unwound"
 }
 
 // namedAside asks for the bold term an aside at the end of a sentence
@@ -575,8 +592,8 @@ func appositiveQuestion(s *sentence) (studyloop.Question, bool) {
 			}
 			break
 		}
-		if end < 0 || end-j < 4 {
-			continue
+		if end < 0 || end-j < 4 || ordinals[s.lower[j+2]] != "" {
+			continue // "the second part of gene expression" tells where, not what
 		}
 		term = strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(term, ""))
 		answer := s.text[s.toks[j+1].Start:s.toks[end-1].End()]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -34,6 +35,7 @@ type block struct {
 	sents []*sentence
 	words int   // word tokens, stop words included
 	stems []int // interned content stems, in order
+	item  bool  // a list item's text
 }
 
 type factKind int
@@ -169,7 +171,7 @@ func (w *walker) paragraph(p plain, list int) {
 			}
 		}
 	}
-	w.current.blocks = append(w.current.blocks, &block{p: p})
+	w.current.blocks = append(w.current.blocks, &block{p: p, item: list > 0})
 }
 
 // termLine reads p as a term ending at termEnd, a separator (colon, dash
@@ -465,8 +467,6 @@ func capitalize(s string) string {
 // figures), boxed features, reading lists.
 var asideHeading = regexp.MustCompile(`(?i)^\s*(\d+(\.\d+)*\.?\s+)?(key (concepts|terms|points|takeaways|ideas)( and summary)?|(chapter |section )?(summary|review)|summary of .*|review questions|learning (objectives|outcomes)|objectives|exercises?|problems|practice( problems| questions)?|homework( problems)?|check your (understanding|learning)|critical thinking( questions)?|discussion questions|self[- ]check|quiz|answers?( to .*)?|solutions?|further reading|references|bibliography|sources|notes|footnotes|acknowledg(e)?ments|link to learning|(everyday|career|clinical|real[- ]world|micro|eukaryotic|ethics|evolution) connections?|clear it up|work it out|link it up|bring it home|my story|defining american|americana|click and explore|(chemistry|biology|physics|psychology) in everyday life|how sciences interconnect|portrait of an? (chemist|scientist|physicist)|careers? in .*|interactive link|dig deeper|case in point|clinical focus|eye on ethics|disorders of (the )?.*|aging and (the )?.*|homeostatic imbalances?|connect the concepts|art connection|visual connection|scientific method connection|(worked )?examples?( \d+(\.\d+)*)?(\s*[:.].*)?|try it( yourself)?|your turn|instructions|ingredients|introduction|chapter outline|stop and think)\s*([.:].*)?$`)
 
-// skipAsides drops the sections whose headings name asides, with every
-// section nested under them.
 // boxHeading reports whether s, four or more levels deep, heads a boxed
 // feature or worked example rather than a section: its title asks a
 // question ("That Will Be How Much?") or sets a task ("Finding the Price
@@ -505,9 +505,28 @@ func soleSubsection(sections []*section, i int) bool {
 	return true
 }
 
+// afterList returns the blocks after the last list item of blocks, or
+// none when no list item is among them.
+func afterList(blocks []*block) []*block {
+	for i := len(blocks) - 1; i >= 0; i-- {
+		if blocks[i].item {
+			return blocks[i+1:]
+		}
+	}
+	return nil
+}
+
 // taskHeading matches the titles of worked examples.
 var taskHeading = regexp.MustCompile(`^(Finding|Calculating|Computing|Using|Solving|Applying|Working|Estimating|Determining|Example)\b`)
 
+// objectivesHeading matches the heading of the box of learning objectives
+// an open textbook opens a section with.
+var objectivesHeading = regexp.MustCompile(`(?i)^\s*(learning )?(objectives|outcomes)\s*$`)
+
+// skipAsides drops the sections whose headings name asides, with every
+// section nested under them. A box of objectives is followed by its
+// section's opening text under no heading of its own, so the prose after
+// its list goes back to the section it opens.
 func skipAsides(sections []*section) []*section {
 	out := sections[:0:0]
 	skipBelow := 0 // while > 0, sections deeper than this level are skipped
@@ -520,6 +539,12 @@ func skipAsides(sections []*section) []*section {
 		}
 		if s.heading != nil && (asideHeading.MatchString(cleanTitle(s.heading.text)) || boxHeading(s) || soleSubsection(sections, i)) {
 			skipBelow = s.level
+			if rest := afterList(s.blocks); len(rest) > 0 && i > 0 && len(out) > 0 && out[len(out)-1] == sections[i-1] &&
+				sections[i-1].level < s.level && objectivesHeading.MatchString(cleanTitle(s.heading.text)) {
+				opened := *sections[i-1]
+				opened.blocks = append(slices.Clip(opened.blocks), rest...)
+				out[len(out)-1] = &opened
+			}
 			continue
 		}
 		out = append(out, s)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/studyloop/studyloop/server/lexicon"
 	"slices"
 	"strings"
 	"unicode"
@@ -147,12 +148,60 @@ func (a *analyzer) sentences(ctx context.Context, b *block, start, end int) erro
 		}
 		if n := len(sent.toks); n >= 3 && n <= maxTaggedTokens {
 			a.tagger.TagTokens(sent.toks)
+			retagVerbs(sent.toks)
 			sent.tagged = true
 		}
 		b.sents = append(b.sents, sent)
 	}
 	return nil
 }
+
+// retagVerbs corrects two confusions of the tagger between plural nouns
+// and verbs, with WordNet's word lists. A present-tense verb tag on a word
+// ending in -s that WordNet knows only as a noun is a plural noun
+// ("Passive transport moves molecules" with "molecules" tagged a verb). A
+// plural noun after a noun that WordNet knows as a verb is one where it
+// knows no noun of that spelling, or where an object follows it ("The
+// termination of translation occurs when …", "transport moves
+// molecules").
+func retagVerbs(toks []token.Token) {
+	lex := lexicon.Default()
+	for i := range toks {
+		t := &toks[i]
+		lower := strings.ToLower(t.Text)
+		if (t.Tag == "VBP" || t.Tag == "VBZ") && strings.HasSuffix(lower, "s") && !auxiliaries[lower] && !lex.IsVerb(lower) && !verbBase(lex, lower) && lex.IsNoun(lower) {
+			t.Tag = "NNS"
+		}
+	}
+	for i := 1; i < len(toks); i++ {
+		t := &toks[i]
+		if t.Tag != "NNS" || !strings.HasPrefix(toks[i-1].Tag, "NN") || !verbBase(lex, strings.ToLower(t.Text)) {
+			continue
+		}
+		object := i+1 < len(toks) && (toks[i+1].Tag == "DT" || toks[i+1].Tag == "PRP$" || toks[i+1].Tag == "NNS")
+		if object || !lex.IsNoun(strings.ToLower(t.Text)) {
+			t.Tag = "VBZ"
+		}
+	}
+}
+
+// verbBase reports whether lower, ending in -s, is the third person of a
+// verb WordNet knows ("occurs", "moves", "catches").
+func verbBase(lex *lexicon.Lexicon, lower string) bool {
+	base, ok := strings.CutSuffix(lower, "s")
+	if !ok {
+		return false
+	}
+	if lex.IsVerb(base) {
+		return true
+	}
+	base, ok = strings.CutSuffix(base, "e")
+	return ok && lex.IsVerb(base)
+}
+
+// auxiliaries are the verb forms in -s that WordNet does not list as
+// verbs.
+var auxiliaries = wordSet(`is was has does`)
 
 // maxTokenBytes is the longest run without whitespace that is analysed;
 // longer runs (data, not words) make prose's tokenizer slow down sharply.

@@ -295,7 +295,7 @@ func (a *asker) ask(ctx context.Context, u *unit) error {
 	src := a.rankSentences(u, minClozeTokens)
 	got := a.take(ctx, u, want, [][]studyloop.Question{
 		a.boldQuestions(u, n),
-		a.markClozes(u, true),
+		a.markClozes(u, leaningSentences),
 		a.shortAnswers(u, n),
 		statedQuestions(u, n),
 		eventOrder(u),
@@ -381,8 +381,14 @@ func numeralOrdinal(answer string) string {
 func (a *asker) accept(q studyloop.Question) bool {
 	// One question per sentence or fact: asking the same thing twice, even
 	// in two forms, is a near-duplicate.
+	return !a.used[q.Source] && a.acceptAgain(q)
+}
+
+// acceptAgain is accept for a question whose source another question
+// asks already, about another of its terms.
+func (a *asker) acceptAgain(q studyloop.Question) bool {
 	lead, leads := a.leadOf[q.Source]
-	if a.used[q.Source] || a.overlapsLeadIn(q.Source) || leads && a.used[lead] || a.check(q) != nil {
+	if a.overlapsLeadIn(q.Source) || leads && a.used[lead] || a.check(q) != nil {
 		return false
 	}
 	for _, c := range q.Choices {
@@ -927,7 +933,7 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 			if a.presentTense && narrates(s) {
 				break // "Pavlov would sound a tone and then give the dogs the _____"
 			}
-			if s.span().Start < a.firstMark {
+			if s.span().End <= a.firstMark {
 				break // the chapter's opening, before the first term it marks, introduces
 			}
 			q := studyloop.Question{

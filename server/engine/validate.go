@@ -411,6 +411,9 @@ type dedup struct {
 	exact map[string]int
 	bands map[uint64][]int
 	sets  [][]string
+	// blanked holds the answer of each cloze, by index ("" for other
+	// questions).
+	blanked []string
 }
 
 const (
@@ -425,9 +428,15 @@ func newDedup(stem stemmer) *dedup {
 // add records a question unless it duplicates an earlier one, whose index
 // it then returns with true. Exact duplicates share a prompt; near
 // duplicates share most content stems of prompt and answer together, so
-// the same fact asked twice (a sentence blanked in two places, a
-// definition asked both ways) counts as one question.
+// the same fact asked twice (a sentence blanked twice for one answer, a
+// definition asked both ways) counts as one question. Two clozes of one
+// sentence for two different terms are two questions, as one note gives
+// two cloze cards.
 func (d *dedup) add(prompt, answer string) (int, bool) {
+	blanked := ""
+	if strings.Contains(prompt, Blank) {
+		blanked = normalize(answer)
+	}
 	unblanked := strings.ReplaceAll(prompt, Blank, " ")
 	norm := normalize(unblanked)
 	if j, ok := d.exact[norm]; ok {
@@ -437,13 +446,14 @@ func (d *dedup) add(prompt, answer string) (int, bool) {
 	keys := bandKeys(set)
 	for _, k := range keys {
 		for _, j := range d.bands[k] {
-			if jaccard(set, d.sets[j]) >= NearDuplicate {
+			if jaccard(set, d.sets[j]) >= NearDuplicate && (blanked == "" || d.blanked[j] == "" || blanked == d.blanked[j]) {
 				return j, true
 			}
 		}
 	}
 	i := len(d.sets)
 	d.sets = append(d.sets, set)
+	d.blanked = append(d.blanked, blanked)
 	d.exact[norm] = i
 	for _, k := range keys {
 		d.bands[k] = append(d.bands[k], i)
@@ -528,6 +538,7 @@ func tagSentence(sentence string) []token.Token {
 		return nil
 	}
 	tagger.TagTokens(toks)
+	retagVerbs(toks)
 	return toks
 }
 

@@ -77,6 +77,7 @@ func TestValidateStudyWideRules(t *testing.T) {
 	reverse := studyloop.Question{Type: studyloop.QuestionTermDefinition, Prompt: "Which term matches this description: the organelle that makes ATP?", Answer: "mitochondrion", Source: spanOf(t, mitochondrionSentence)}
 	cloze1 := studyloop.Question{Type: studyloop.QuestionCloze, Prompt: "Ribosomes build proteins from _____ in the cytoplasm of every cell.", Answer: "amino acids", Source: spanOf(t, ribosomesSentence)}
 	cloze2 := studyloop.Question{Type: studyloop.QuestionCloze, Prompt: "Ribosomes build proteins from amino acids in the _____ of every cell.", Answer: "cytoplasm", Source: spanOf(t, ribosomesSentence)}
+	cloze3 := studyloop.Question{Type: studyloop.QuestionCloze, Prompt: "Ribosomes build proteins from _____ in the cytoplasm of each cell.", Answer: "amino acids", Source: spanOf(t, ribosomesSentence)}
 	topics := []studyloop.Topic{{Parent: -1, Title: "Cells", Span: studyloop.Span{End: len(validateText)}}}
 	tests := []struct {
 		name    string
@@ -86,7 +87,8 @@ func TestValidateStudyWideRules(t *testing.T) {
 		{"valid", studyloop.Extraction{Topics: topics, Questions: []studyloop.Question{q}}, ""},
 		{"exact duplicate", studyloop.Extraction{Topics: topics, Questions: []studyloop.Question{q, q}}, "duplicates question 0"},
 		{"near duplicate: same fact asked the other way", studyloop.Extraction{Topics: topics, Questions: []studyloop.Question{q, reverse}}, "duplicates question 0"},
-		{"near duplicate: same sentence blanked twice", studyloop.Extraction{Topics: topics, Questions: []studyloop.Question{cloze1, cloze2}}, "duplicates question 0"},
+		{"near duplicate: same sentence blanked twice for one answer", studyloop.Extraction{Topics: topics, Questions: []studyloop.Question{cloze1, cloze3}}, "duplicates question 0"},
+		{"one sentence blanked for two answers", studyloop.Extraction{Topics: topics, Questions: []studyloop.Question{cloze1, cloze2}}, ""},
 		{"topic without questions", studyloop.Extraction{Topics: append(topics, studyloop.Topic{Parent: -1, Title: "Empty"}), Questions: []studyloop.Question{q}}, "has no question"},
 		{"covered through a subtopic", studyloop.Extraction{Topics: []studyloop.Topic{topics[0], {Parent: 0, Title: "Organelles"}}, Questions: []studyloop.Question{withTopic(q, 1)}}, ""},
 		{"parent after child", studyloop.Extraction{Topics: []studyloop.Topic{{Parent: 1, Title: "A"}, {Parent: -1, Title: "B"}}, Questions: []studyloop.Question{q}}, "does not come before"},

@@ -1,0 +1,35 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRetagVerbs: the tagger's plural nouns and present-tense verbs,
+// corrected with WordNet.
+func TestRetagVerbs(t *testing.T) {
+	tests := []struct {
+		sentence, word, tag string
+	}{
+		{"The termination of translation occurs when a stop codon is reached.", "occurs", "VBZ"},
+		{"Passive transport moves molecules down their gradient without spending energy.", "molecules", "NNS"},
+		{"Passive transport moves molecules down their gradient without spending energy.", "moves", "VBZ"},
+		{"Ribosomes build proteins from amino acids in the cytoplasm.", "acids", "NNS"},
+		{"The cell does its work in the nucleus.", "does", "VBZ"},
+	}
+	for _, tt := range tests {
+		toks := tagSentence(tt.sentence)
+		found := false
+		for _, tok := range toks {
+			if strings.EqualFold(tok.Text, tt.word) {
+				found = true
+				if tok.Tag != tt.tag {
+					t.Errorf("%q in %q tagged %s, want %s", tt.word, tt.sentence, tok.Tag, tt.tag)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%q not among the tokens of %q", tt.word, tt.sentence)
+		}
+	}
+}
