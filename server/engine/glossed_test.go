@@ -482,3 +482,36 @@ func TestGenericMark(t *testing.T) {
 		}
 	}
 }
+
+// TestPartOfTerm: a blank that, with the words around it, is part of a
+// longer term of the study is not asked.
+func TestPartOfTerm(t *testing.T) {
+	intro := "# Labor\n\nThe **wage elasticity of labor supply** tells how hours worked respond to wages in every market.\n\n"
+	sentence := "The wage elasticity of labor supply for teenage workers is generally fairly elastic."
+	g := mustOffline(t)
+	sections, err := parseMarkdown(context.Background(), g.md, []byte(intro+sentence+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := sections[len(sections)-1].blocks
+	an := newAnalyzer(g.seg, g.tagger)
+	if err := an.analyze(context.Background(), blocks); err != nil {
+		t.Fatal(err)
+	}
+	a := newAsker(intro+sentence, g.opts, an, []*unit{{blocks: blocks}})
+	s := blocks[len(blocks)-1].sents[0]
+	tests := []struct {
+		blank string
+		part  bool
+	}{
+		{"labor supply", true},                     // "wage elasticity of" before it
+		{"wage elasticity of labor supply", false}, // the whole term
+		{"teenage workers", false},
+	}
+	for _, tt := range tests {
+		from := strings.Index(s.text, tt.blank)
+		if got := a.partOfTerm(s, blank{from: from, to: from + len(tt.blank)}); got != tt.part {
+			t.Errorf("partOfTerm(%q) = %v, want %v", tt.blank, got, tt.part)
+		}
+	}
+}

@@ -132,7 +132,7 @@ func (a *analyzer) sentences(ctx context.Context, b *block, start, end int) erro
 				return err
 			}
 		}
-		sent := &sentence{text: s.Text, block: b, start: start + s.Start, toks: a.tok.Tokenize(s.Text)}
+		sent := &sentence{text: s.Text, block: b, start: start + s.Start, toks: a.tok.Tokenize(spacedDashes(s.Text))}
 		sent.lower = make([]string, len(sent.toks))
 		sent.stems = make([]int, len(sent.toks))
 		for k, t := range sent.toks {
@@ -155,6 +155,19 @@ func (a *analyzer) sentences(ctx context.Context, b *block, start, end int) erro
 	}
 	return nil
 }
+
+// spacedDashes returns s with its em and en dashes written as a spaced
+// hyphen of the same byte length, so that the tokenizer, which keeps a
+// dash inside the word around it ("events—or"), splits there and the
+// tokens' offsets still index s.
+func spacedDashes(s string) string {
+	if !strings.ContainsAny(s, "—–") {
+		return s
+	}
+	return dashSpacer.Replace(s)
+}
+
+var dashSpacer = strings.NewReplacer("—", " - ", "–", " - ")
 
 // retagVerbs corrects two confusions of the tagger between plural nouns
 // and verbs, with WordNet's word lists. A present-tense verb tag on a word

@@ -33,3 +33,21 @@ func TestRetagVerbs(t *testing.T) {
 		}
 	}
 }
+
+// TestSpacedDashes: a dash between two words splits them for the tagger,
+// and every offset still indexes the original text.
+func TestSpacedDashes(t *testing.T) {
+	s := "Organisms learn to associate events—or stimuli–that happen together."
+	spaced := spacedDashes(s)
+	if len(spaced) != len(s) {
+		t.Fatalf("length %d, want %d", len(spaced), len(s))
+	}
+	for _, tok := range tagSentence(s) {
+		if strings.ContainsAny(tok.Text, "—–") || strings.Contains(tok.Text, "-") && tok.Text != "-" {
+			t.Errorf("token %q keeps a dash", tok.Text)
+		}
+		if w := s[tok.Start:tok.End()]; tok.Text != "-" && w != tok.Text {
+			t.Errorf("token %q at %d reads %q in the text", tok.Text, tok.Start, w)
+		}
+	}
+}

@@ -1294,19 +1294,29 @@ func wholeClause(s *sentence) bool {
 	return false
 }
 
-// partOfTerm reports whether the blank at b and the word next to it form a
-// longer term of the study ("the conditioned _____" for "response", where
-// "conditioned response" is the term): the blank would ask half a term.
+// partOfTerm reports whether the blank at b and up to three words before
+// it or two after form a longer term of the study ("the conditioned
+// _____" for "response", where "conditioned response" is the term; "the
+// wage elasticity of _____" for "labor supply"): the blank would ask part
+// of a term.
 func (a *asker) partOfTerm(s *sentence, b blank) bool {
 	answer := s.text[b.from:b.to]
 	before := strings.Fields(s.text[:b.from])
 	after := strings.Fields(s.text[b.to:])
 	var wider []string
-	if len(before) > 0 {
-		wider = append(wider, strings.Trim(before[len(before)-1], ",;:()\"")+" "+answer)
+	for n := 1; n <= 3 && n <= len(before); n++ {
+		words := before[len(before)-n:]
+		if strings.ContainsAny(strings.Join(words[1:], " "), ",;:()\"") {
+			break
+		}
+		wider = append(wider, strings.Trim(strings.Join(words, " "), ",;:()\"")+" "+answer)
 	}
-	if len(after) > 0 {
-		wider = append(wider, answer+" "+strings.Trim(after[0], ".,;:()\""))
+	for n := 1; n <= 2 && n <= len(after); n++ {
+		words := after[:n]
+		if strings.ContainsAny(strings.Join(words[:n-1], " "), ".,;:()\"") {
+			break
+		}
+		wider = append(wider, answer+" "+strings.Trim(strings.Join(words, " "), ".,;:()\""))
 	}
 	own := stemKey(answer, a.stem)
 	for _, w := range wider {

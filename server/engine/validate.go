@@ -144,6 +144,8 @@ func checkQuestion(text string, q studyloop.Question, stem stemmer, tags sentenc
 		from := strings.Index(prompt, Blank)
 		if toks := tags(filled); toks != nil && !keepsVerb(toks, from, from+len(answer)) {
 			return fmt.Errorf("blank %q takes the verb of its clause", answer)
+		} else if toks != nil && verbOnly(toks, from, from+len(answer)) {
+			return fmt.Errorf("blank %q is a verb, not a term", answer)
 		}
 	}
 	index := indexPrompt(prompt, stem)
@@ -533,7 +535,7 @@ func tagSentence(sentence string) []token.Token {
 	if err != nil {
 		return nil
 	}
-	toks := tokenize.New().Tokenize(sentence)
+	toks := tokenize.New().Tokenize(spacedDashes(sentence))
 	if len(toks) < 3 || len(toks) > maxTaggedTokens {
 		return nil
 	}
@@ -596,6 +598,19 @@ func clauseBoundary(toks []token.Token, i int) bool {
 		return j < len(toks) && finiteVerb(toks, j)
 	}
 	return false
+}
+
+// verbOnly reports whether the bytes from to to of the tagged sentence
+// toks are one finite verb ("organisms _____ to associate events" for
+// "learn").
+func verbOnly(toks []token.Token, from, to int) bool {
+	var inside []int
+	for i, t := range toks {
+		if t.Start >= from && t.End() <= to {
+			inside = append(inside, i)
+		}
+	}
+	return len(inside) == 1 && finiteVerb(toks, inside[0])
 }
 
 // keepsVerb reports whether the clause of the tagged sentence toks that

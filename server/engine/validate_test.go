@@ -57,6 +57,7 @@ func TestCheckQuestion(t *testing.T) {
 		{"truncated answer", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What is the mitochondrion?", Answer: "the organelle that", Source: spanOf(t, mitochondrionSentence)}, "cut off"},
 		{"answer ends in article", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What is the mitochondrion?", Answer: "the organelle that makes ATP and the", Source: spanOf(t, mitochondrionSentence)}, "cut off"},
 		{"unbalanced", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What (is the mitochondrion?", Answer: "the organelle that makes ATP", Source: spanOf(t, mitochondrionSentence)}, "unbalanced"},
+		{"blank is a verb", studyloop.Question{Type: studyloop.QuestionCloze, Prompt: "The mitochondrion is the organelle that _____ ATP.", Answer: "makes", Source: spanOf(t, mitochondrionSentence)}, "is a verb"},
 		{"cloze not a sentence", cloze("Ribosomes build proteins from _____ in the cytoplasm of every cell", "amino acids"), "not complete"},
 		{"choices on short answer", studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What is the mitochondrion?", Answer: "the organelle that makes ATP", Choices: []string{"a"}, Source: spanOf(t, mitochondrionSentence)}, "choices on a question"},
 		{"three choices", mc("fatty acids", "amino acids", "simple sugars"), "3 choices"},
