@@ -60,6 +60,10 @@ func TestGolden(t *testing.T) {
 		// prose, a worked example and a feature box that get no questions.
 		{"matter.md", 3, []studyloop.QuestionType{studyloop.QuestionCloze, studyloop.QuestionShortAnswer}, []string{"Matter and Its Properties", "Physical and Chemical Properties"}},
 		{"revolution.md", 2, []studyloop.QuestionType{studyloop.QuestionCloze, studyloop.QuestionShortAnswer}, []string{"The Road to Revolution", "The Townshend Acts and Boston"}},
+		// A chemistry section of our own: objectives whose list is followed
+		// by the section's opening, a worked example, named laws asked as
+		// multiple choice among each other.
+		{"gases.md", 5, []studyloop.QuestionType{studyloop.QuestionCloze, studyloop.QuestionShortAnswer, studyloop.QuestionMultipleChoice}, []string{"Gas Pressure", "Volume and Pressure: Boyle's Law"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {

@@ -271,6 +271,12 @@ func (a *asker) boldQuestions(u *unit, n int) []studyloop.Question {
 			out = append(out, a.withTermChoices(q))
 			continue
 		}
+		if q, ok := lawCloze(s); ok {
+			if mc := a.withTermChoices(q); mc.Type == studyloop.QuestionMultipleChoice {
+				out = append(out, mc) // otherwise lawQuestion asks what it states
+				continue
+			}
+		}
 		if q, ok := definedSubject(s); ok {
 			if mc := a.withTermChoices(q); mc.Type == studyloop.QuestionMultipleChoice {
 				out = append(out, mc)
@@ -287,6 +293,22 @@ func (a *asker) boldQuestions(u *unit, n int) []studyloop.Question {
 		}
 	}
 	return out
+}
+
+// lawCloze blanks the bold name of a law in the sentence that states it:
+// "**Boyle's law** states that the volume … is inversely proportional to
+// the pressure …" asks "_____ states that …", for multiple choice among
+// the study's other laws.
+func lawCloze(s *sentence) (studyloop.Question, bool) {
+	m := lawSentence.FindStringSubmatchIndex(s.text)
+	if m == nil || s.hasProblem() {
+		return studyloop.Question{}, false
+	}
+	law, ok := boldAt(s, 0)
+	if !ok || law != s.text[m[2]:m[3]] {
+		return studyloop.Question{}, false
+	}
+	return studyloop.Question{Type: studyloop.QuestionCloze, Prompt: Blank + s.text[m[3]:], Answer: law, Source: s.span()}, true
 }
 
 // glossedTerm asks for a bold term from the definition the sentence gives

@@ -146,11 +146,32 @@ func needsContext(prompt string) bool {
 	if !strings.HasPrefix(p, "What are the ") && countedThings.MatchString(strings.ToLower(p)) {
 		return true // "the three components": which? A list question's "the three main types" says
 	}
+	if orderedWithoutWhole(words) {
+		return true // "if the nucleotide in the third position is changed": the third of what?
+	}
 	if earlyThen(words) || alsoOrThus(words) {
 		return true
 	}
 	return elsewhere.MatchString(p) && backReference.MatchString(p)
 }
+
+// orderedWithoutWhole reports whether words hold "the" and an ordinal
+// before a noun that no "of" or "in" follows: "the third position" of a
+// sequence the sentence before named.
+func orderedWithoutWhole(words []string) bool {
+	for i := 0; i+3 < len(words); i++ {
+		if words[i] != "the" || !laterOrdinals[words[i+1]] || strings.ContainsAny(words[i+1]+words[i+2], ",;:.") {
+			continue
+		}
+		if next := strings.Trim(words[i+3], ",;:."); next != "of" && next != "in" {
+			return true
+		}
+	}
+	return false
+}
+
+// laterOrdinals are the ordinals that place a thing after others.
+var laterOrdinals = wordSet(`second third fourth fifth sixth seventh eighth ninth tenth`)
 
 // relationalNouns name a thing only with what it belongs to: opening a
 // sentence as "the output" or "the contribution" without an "of", they

@@ -34,7 +34,7 @@ const (
 	// Balance over a study: no answer asked more than maxAnswerRepeats
 	// times, no wrong choice offered more than maxDistractorUses times.
 	maxAnswerRepeats  = 2
-	maxDistractorUses = 2
+	maxDistractorUses = 3
 )
 
 // unit is the content of one topic: its prose blocks and facts.
@@ -886,6 +886,9 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 			b.End = wordEnd(s.block.p.text, b.End)
 			if b.End <= s.start+len(s.text) && len(strings.Fields(s.block.p.text[b.Start:b.End])) <= 5 && nounPhraseAt(s, b.Start-s.start, b.End-s.start) {
 				from, to := b.Start-s.start, b.End-s.start
+				if m := trailingOtherName.FindStringIndex(s.text[from:to]); m != nil && m[0] > 0 {
+					to = from + m[0] // "**atmosphere (atm)**" asks "atmosphere", and accepts "atm"
+				}
 				if first, rest, ok := strings.Cut(s.text[from:to], " "); ok && quantityWords[strings.ToLower(first)] {
 					from = to - len(rest) // "**extra greenhouse absorbers**" asks "greenhouse absorbers"
 					if genericHeads[headNoun(rest)] {

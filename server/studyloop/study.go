@@ -2,7 +2,10 @@ package studyloop
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
+	"unicode"
 )
 
 // Study is a body of study material and what was made from it.
@@ -79,6 +82,56 @@ type Question struct {
 	Alternatives []string
 	// Suspended questions are never asked and count in no figure.
 	Suspended bool
+}
+
+// NamedBy reports whether a topic's title would give q's answer away if
+// shown with it: the title holds the answer or one of its alternatives
+// ("Afterload" over "What is the term for the tension …?"), or every word
+// of the title is a word of the answer ("Termination" over a blank for
+// "termination of translation").
+func (q Question) NamedBy(title string) bool {
+	words := strings.FieldsFunc(strings.ToLower(title), notWordRune)
+	for _, a := range append([]string{q.Answer}, q.Alternatives...) {
+		if a := strings.FieldsFunc(strings.ToLower(a), notWordRune); len(a) > 0 && holdsRun(words, a) {
+			return true
+		}
+	}
+	answer := strings.FieldsFunc(strings.ToLower(q.Answer), notWordRune)
+	named := 0
+	for _, w := range words {
+		if titleFillers[w] {
+			continue
+		}
+		if !slices.ContainsFunc(answer, func(a string) bool { return sameWord(a, w) }) {
+			return false
+		}
+		named++
+	}
+	return named > 0
+}
+
+// holdsRun reports whether run stands in words, word after word.
+func holdsRun(words, run []string) bool {
+	for i := 0; i+len(run) <= len(words); i++ {
+		if slices.EqualFunc(words[i:i+len(run)], run, sameWord) {
+			return true
+		}
+	}
+	return false
+}
+
+// titleFillers are the words of a title that name nothing.
+var titleFillers = map[string]bool{"the": true, "a": true, "an": true, "of": true, "and": true, "in": true, "on": true, "to": true, "for": true, "its": true}
+
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }
+
+// sameWord reports whether a and b are one word, perhaps one in the
+// plural ("railway", "railways").
+func sameWord(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return a == b || len(a) >= 4 && strings.HasPrefix(b, a) && len(b)-len(a) <= 2
 }
 
 // Extraction is everything a Generator makes of one study text.

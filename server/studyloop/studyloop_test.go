@@ -71,3 +71,28 @@ func TestErrorFields(t *testing.T) {
 		t.Error("InField(nil) is not nil")
 	}
 }
+
+func TestQuestionNamedBy(t *testing.T) {
+	tests := []struct {
+		title string
+		q     Question
+		want  bool
+	}{
+		{"Afterload", Question{Answer: "afterload"}, true},
+		{"Atrial Systole and Diastole", Question{Answer: "diastole"}, true},
+		{"Cardiac Output", Question{Answer: "stroke volume", Alternatives: []string{"SV"}}, false},
+		{"Heart Rates", Question{Answer: "HR", Alternatives: []string{"heart rate"}}, true},
+		{"Ribosomes", Question{Answer: "tRNA"}, false},
+		{"Termination", Question{Answer: "termination of translation"}, true},
+		{"The Railways", Question{Answer: "railway"}, true},
+		{"Elongation and Termination", Question{Answer: "termination of translation"}, false},
+		{"Initiation", Question{Answer: "initiation factors"}, true},
+		{"Gas Pressure", Question{Answer: "barometer"}, false},
+		{"Pressure", Question{Answer: "press"}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.q.NamedBy(tt.title); got != tt.want {
+			t.Errorf("NamedBy(%q) of %q = %v, want %v", tt.title, tt.q.Answer, got, tt.want)
+		}
+	}
+}

@@ -231,7 +231,7 @@ func (a *App) Practice() http.Handler {
 		}
 		pq := &templates.PracticeQuestion{ID: q.ID, Kind: answerKind(q.Type), Label: typeLabel(q.Type), Prompt: q.Prompt}
 		for _, t := range topics {
-			if t.ID == q.TopicID && !namesAnswer(t.Title, q) {
+			if t.ID == q.TopicID && !q.NamedBy(t.Title) {
 				pq.Topic = t.Title
 			}
 		}
@@ -565,16 +565,3 @@ func count(n int, unit string) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-// namesAnswer reports whether a topic's title holds q's answer or one of
-// its accepted alternatives ("Afterload" over "What is the term for the
-// tension …?"): shown above the question, it would give the answer away.
-func namesAnswer(title string, q studyloop.Question) bool {
-	title = strings.ToLower(title)
-	for _, a := range append([]string{q.Answer}, q.Alternatives...) {
-		if a = strings.ToLower(strings.TrimSpace(a)); a != "" && strings.Contains(title, a) {
-			return true
-		}
-	}
-	return false
-}

@@ -114,22 +114,3 @@ func TestAnkiTag(t *testing.T) {
 		}
 	}
 }
-
-func TestNamesAnswer(t *testing.T) {
-	tests := []struct {
-		title string
-		q     studyloop.Question
-		want  bool
-	}{
-		{"Afterload", studyloop.Question{Answer: "afterload"}, true},
-		{"Atrial Systole and Diastole", studyloop.Question{Answer: "diastole"}, true},
-		{"Cardiac Output", studyloop.Question{Answer: "stroke volume", Alternatives: []string{"SV"}}, false},
-		{"Heart Rates", studyloop.Question{Answer: "HR", Alternatives: []string{"heart rate"}}, true},
-		{"Ribosomes", studyloop.Question{Answer: "tRNA"}, false},
-	}
-	for _, tt := range tests {
-		if got := namesAnswer(tt.title, tt.q); got != tt.want {
-			t.Errorf("namesAnswer(%q, %q) = %v, want %v", tt.title, tt.q.Answer, got, tt.want)
-		}
-	}
-}

@@ -248,7 +248,11 @@ func printSample(w io.Writer, studies []study, n int, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 0))
 	rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
 	for i, r := range all[:min(n, len(all))] {
-		fmt.Fprintf(w, "## %d. %s · %s · topic %q\n", i+1, r.s.name, r.q.Type, r.s.ex.Topics[r.q.Topic].Title)
+		topic := fmt.Sprintf("topic %q", r.s.ex.Topics[r.q.Topic].Title)
+		if r.q.NamedBy(r.s.ex.Topics[r.q.Topic].Title) {
+			topic = "topic not shown (its title names the answer, so the practice card leaves it out)"
+		}
+		fmt.Fprintf(w, "## %d. %s · %s · %s\n", i+1, r.s.name, r.q.Type, topic)
 		fmt.Fprintf(w, "Q: %s\nA: %s\n", r.q.Prompt, r.q.Answer)
 		if len(r.q.Choices) > 0 {
 			fmt.Fprintf(w, "Choices: %s\n", strings.Join(r.q.Choices, " | "))
