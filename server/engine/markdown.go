@@ -327,6 +327,12 @@ func (w *walker) inlineInto(b *plainBuilder, n ast.Node) {
 			if c.Level >= 2 && b.b.Len() > start {
 				b.bold = append(b.bold, studyloop.Span{Start: start, End: b.b.Len()})
 			}
+		case *ast.CodeSpan:
+			start := b.b.Len()
+			w.inlineInto(b, c)
+			if b.b.Len() > start {
+				b.code = append(b.code, studyloop.Span{Start: start, End: b.b.Len()})
+			}
 		case *ast.Image, *ast.RawHTML, *ast.AutoLink, *extast.FootnoteLink, *extast.FootnoteBacklink:
 		default:
 			if c.Type() == ast.TypeBlock {

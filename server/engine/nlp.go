@@ -45,6 +45,17 @@ func (s *sentence) hasProblem() bool {
 	return s.problem == 2
 }
 
+// opensWithCode reports whether s begins with a code span ("`git log`
+// lists all commits …"), which starts a sentence in lower case.
+func (s *sentence) opensWithCode() bool {
+	for _, c := range s.block.p.code {
+		if c.Start == s.start {
+			return true
+		}
+	}
+	return false
+}
+
 // body is the byte offset in s.text where s says what it says: after an
 // opening marker of the writer's stance or of sequence that refers to
 // nothing ("However, ", "Interestingly, ", "In addition, "), which a

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -48,6 +49,29 @@ func TestSpacedDashes(t *testing.T) {
 		}
 		if w := s[tok.Start:tok.End()]; tok.Text != "-" && w != tok.Text {
 			t.Errorf("token %q at %d reads %q in the text", tok.Text, tok.Start, w)
+		}
+	}
+}
+
+// TestSentenceOpeningWithCode: a sentence that opens with a code span is
+// a sentence, though it starts in lower case, and its code keeps its case.
+func TestSentenceOpeningWithCode(t *testing.T) {
+	tests := []struct {
+		text  string
+		asked bool
+	}{
+		{"# History\n\n`git log` lists all commits  made to a repository in reverse chronological order of their dates.\n", true},
+		{"# History\n\ngit log lists all commits made to a repository in reverse chronological order of their dates.\n", false},
+	}
+	for _, tt := range tests {
+		ex, _ := mustOffline(t).Generate(context.Background(), "Git", tt.text)
+		if asked := len(ex.Questions) > 0; asked != tt.asked {
+			t.Errorf("%q: asked = %v, want %v", tt.text, asked, tt.asked)
+		}
+		for _, q := range ex.Questions {
+			if strings.Contains(q.Prompt, "  ") || strings.HasPrefix(q.Prompt, "Git log") {
+				t.Errorf("prompt %q: the source's double space or a capital in the code", q.Prompt)
+			}
 		}
 	}
 }

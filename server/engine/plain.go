@@ -14,6 +14,7 @@ type plain struct {
 	text string
 	runs []run // sorted by at; each maps text[at:at+n] to source[src:src+n]
 	bold []studyloop.Span
+	code []studyloop.Span // code spans (`git log`), in order
 }
 
 // run maps n bytes of plain text starting at at to source bytes starting at
@@ -29,6 +30,7 @@ type plainBuilder struct {
 	b    strings.Builder
 	runs []run
 	bold []studyloop.Span
+	code []studyloop.Span
 }
 
 // addSource appends source[start:end], dropping backslashes that escape
@@ -98,7 +100,7 @@ func (p *plainBuilder) lastSource() int {
 }
 
 func (p *plainBuilder) build() plain {
-	return plain{text: p.b.String(), runs: p.runs, bold: p.bold}
+	return plain{text: p.b.String(), runs: p.runs, bold: p.bold, code: p.code}
 }
 
 func isASCIIPunct(c byte) bool {

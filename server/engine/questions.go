@@ -1256,7 +1256,7 @@ func clozeSentence(s *sentence, minWords int) bool {
 		return false
 	}
 	r, _ := utf8.DecodeRuneInString(s.text)
-	if !unicode.IsUpper(r) && !unicode.IsDigit(r) {
+	if !unicode.IsUpper(r) && !unicode.IsDigit(r) && !s.opensWithCode() {
 		return false
 	}
 	n := len(s.lower)
@@ -1348,12 +1348,19 @@ func clozePrompt(s *sentence, b blank) (string, []string) {
 	if from > b.from {
 		from = 0 // the blank is in the opener: keep the sentence whole (the checks refuse it)
 	}
-	p := upperFirst(s.text[from:b.from]) + Blank + rest
+	p := s.text[from:b.from]
+	if from > 0 || !s.opensWithCode() {
+		p = upperFirst(p) // not "Git log" for "`git log`"
+	}
+	p += Blank + rest
 	if from == b.from {
 		p = Blank + rest
 	}
 	if !endsSentence(p) {
 		p += "."
+	}
+	if strings.Contains(p, "  ") {
+		p = strings.Join(strings.Fields(p), " ") // "lists all commits  made": the source's spacing
 	}
 	return p, alternatives
 }
