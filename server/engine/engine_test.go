@@ -63,6 +63,9 @@ func TestGolden(t *testing.T) {
 		// A chemistry section of our own: objectives whose list is followed
 		// by the section's opening, a worked example, named laws asked as
 		// multiple choice among each other.
+		// Technical documentation of our own: names set as code
+		// ("the `no-store` directive") are its terms.
+		{"caching.md", 4, []studyloop.QuestionType{studyloop.QuestionCloze, studyloop.QuestionShortAnswer}, []string{"Freshness", "Validation"}},
 		{"gases.md", 5, []studyloop.QuestionType{studyloop.QuestionCloze, studyloop.QuestionShortAnswer, studyloop.QuestionMultipleChoice}, []string{"Gas Pressure", "Volume and Pressure: Boyle's Law"}},
 	}
 	for _, tt := range tests {

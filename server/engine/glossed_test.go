@@ -515,3 +515,24 @@ func TestPartOfTerm(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeNamesAreTerms: in technical text, a name set as code is blanked
+// as a term, even before the noun that says its kind; a code statement
+// ("max-age=3600") is not.
+func TestCodeNamesAreTerms(t *testing.T) {
+	text := "# Storage\n\nThe `no-store` directive forbids any cache from keeping the response at all, which suits pages holding personal data.\n\n" +
+		"Writing `Cache-Control: max-age=3600` in a response lets every cache reuse that response for one whole hour.\n"
+	ex := generate(t, mustOffline(t), text)
+	asked := false
+	for _, q := range ex.Questions {
+		if q.Answer == "no-store" {
+			asked = true
+		}
+		if strings.Contains(q.Answer, "=") {
+			t.Errorf("a code statement blanked: %q", q.Prompt)
+		}
+	}
+	if !asked {
+		t.Errorf("no question answered by the directive's name: %+v", ex.Questions)
+	}
+}

@@ -184,10 +184,12 @@ var dashSpacer = strings.NewReplacer("—", " - ", "–", " - ")
 // and verbs, with WordNet's word lists. A present-tense verb tag on a word
 // ending in -s that WordNet knows only as a noun is a plural noun
 // ("Passive transport moves molecules" with "molecules" tagged a verb). A
-// plural noun after a noun that WordNet knows as a verb is one where it
-// knows no noun of that spelling, or where an object follows it ("The
-// termination of translation occurs when …", "transport moves
-// molecules").
+// plural noun after a noun (or a word the tagger took for an adjective)
+// that WordNet knows as a verb is one where it
+// knows no noun of that spelling, where an object, an adjective or an
+// adverb follows it, or where its phrase opens with "a" ("The termination
+// of translation occurs when …", "transport moves molecules", "a stored
+// response stays correct").
 func retagVerbs(toks []token.Token) {
 	lex := lexicon.Default()
 	for i := range toks {
@@ -199,14 +201,36 @@ func retagVerbs(toks []token.Token) {
 	}
 	for i := 1; i < len(toks); i++ {
 		t := &toks[i]
-		if t.Tag != "NNS" || !strings.HasPrefix(toks[i-1].Tag, "NN") || !verbBase(lex, strings.ToLower(t.Text)) {
+		if t.Tag != "NNS" || !strings.HasPrefix(toks[i-1].Tag, "NN") && toks[i-1].Tag != "JJ" || !verbBase(lex, strings.ToLower(t.Text)) {
 			continue
 		}
-		object := i+1 < len(toks) && (toks[i+1].Tag == "DT" || toks[i+1].Tag == "PRP$" || toks[i+1].Tag == "NNS")
-		if object || !lex.IsNoun(strings.ToLower(t.Text)) {
+		object := i+1 < len(toks) && (toks[i+1].Tag == "DT" || toks[i+1].Tag == "PRP$" || toks[i+1].Tag == "NNS" || toks[i+1].Tag == "NN" || toks[i+1].Tag == "JJ" || toks[i+1].Tag == "RB")
+		if object || singularDeterminer(toks, i) || !lex.IsNoun(strings.ToLower(t.Text)) {
 			t.Tag = "VBZ"
 		}
 	}
+}
+
+// singularDeterminer reports whether the noun phrase that would end in
+// the plural at i opens with a determiner of one thing ("a stored response
+// stays"): a phrase that cannot end in a plural, so the plural is a verb.
+func singularDeterminer(toks []token.Token, i int) bool {
+	if toks[i-1].Tag != "NN" {
+		return false
+	}
+	for j := i - 1; j >= 0; j-- {
+		switch t := toks[j]; {
+		case t.Tag == "NN" || strings.HasPrefix(t.Tag, "JJ") || t.Tag == "VBN":
+			continue
+		case t.Tag == "DT":
+			switch strings.ToLower(t.Text) {
+			case "a", "an", "each", "every", "this", "that":
+				return true
+			}
+		}
+		return false
+	}
+	return false
 }
 
 // verbBase reports whether lower, ending in -s, is the third person of a

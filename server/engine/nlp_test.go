@@ -17,6 +17,8 @@ func TestRetagVerbs(t *testing.T) {
 		{"Passive transport moves molecules down their gradient without spending energy.", "moves", "VBZ"},
 		{"Ribosomes build proteins from amino acids in the cytoplasm.", "acids", "NNS"},
 		{"The cell does its work in the nucleus.", "does", "VBZ"},
+		{"A cache must know how long a stored response stays correct.", "stays", "VBZ"},
+		{"The cells build proteins from amino acid chains in every tissue.", "chains", "NNS"},
 	}
 	for _, tt := range tests {
 		toks := tagSentence(tt.sentence)

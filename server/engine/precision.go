@@ -146,6 +146,9 @@ func needsContext(prompt string) bool {
 	if !strings.HasPrefix(p, "What are the ") && countedThings.MatchString(strings.ToLower(p)) {
 		return true // "the three components": which? A list question's "the three main types" says
 	}
+	if objectPronoun(words) {
+		return true // "The cache sends it back in the _____ header": sends what?
+	}
 	if orderedWithoutWhole(words) {
 		return true // "if the nucleotide in the third position is changed": the third of what?
 	}
@@ -154,6 +157,31 @@ func needsContext(prompt string) bool {
 	}
 	return elsewhere.MatchString(p) && backReference.MatchString(p)
 }
+
+// objectPronoun reports whether one of the first words is "it" or "them"
+// as the object of a verb, followed by a particle or preposition ("sends
+// it back", "turn them into"): the thing was named before. "makes it
+// possible to" points forward and passes.
+func objectPronoun(words []string) bool {
+	for k := 1; k < min(len(words), 9); k++ {
+		if w := words[k]; w != "it" && w != "them" {
+			continue
+		}
+		if prepositions[strings.Trim(words[k-1], ",;:")] {
+			continue // "of it", "to them": a pronoun checked by the other rules
+		}
+		if k+1 == len(words) || verbParticles[strings.Trim(words[k+1], ",;:.")] {
+			return true
+		}
+	}
+	return false
+}
+
+// prepositions and particles are the words around an object pronoun.
+var (
+	prepositions  = wordSet(`of to in into for with on from by about at as than`)
+	verbParticles = wordSet(`back to in into from out up down on off with through over away as at for`)
+)
 
 // orderedWithoutWhole reports whether words hold "the" and an ordinal
 // before a noun that no "of" or "in" follows: "the third position" of a
@@ -533,6 +561,9 @@ func splitsPhrase(q studyloop.Question, tags sentenceTagger) bool {
 		switch next := toks[last+1]; {
 		case next.Start < to:
 			return true
+		case kindNouns[strings.ToLower(next.Text)]:
+			// "the _____ header", "the _____ command": the blank names one
+			// of a kind the next word says.
 		case strings.HasPrefix(next.Tag, "NN") && !presentVerb(next.Text), next.Tag == "POS":
 			return true
 		}
@@ -543,6 +574,12 @@ func splitsPhrase(q studyloop.Question, tags sentenceTagger) bool {
 	}
 	return false
 }
+
+// kindNouns are the words after a name that say what kind of thing it
+// names, in technical text above all ("the Cache-Control header").
+var kindNouns = wordSet(`header headers directive directives command commands option options flag flags function functions
+	method methods field fields keyword keywords variable variables parameter parameters attribute attributes element elements
+	property properties module modules package packages library libraries protocol protocols file files format formats`)
 
 // presentVerb reports whether a word the tagger took for a plural noun
 // is a verb's third person that is no noun at all: "refers" in

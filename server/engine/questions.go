@@ -56,13 +56,15 @@ func (u *unit) sentences() []*sentence {
 
 // wanted is how many questions u deserves: about one per 150 words of
 // prose (at least two, at most limit) plus one per fact and per term the
-// author marked in bold.
+// author marked in bold, and one per two code spans.
 func (u *unit) wanted(limit int) int {
-	n, bold := 0, 0
+	n, bold, code := 0, 0, 0
 	for _, b := range u.blocks {
 		n += b.words
 		bold += len(b.p.bold)
+		code += len(b.p.code)
 	}
+	bold += code / 2
 	return min(2+n/150, limit) + min(len(u.facts)+bold, maxMarkedPerTopic)
 }
 
@@ -835,6 +837,9 @@ type blank struct {
 	from, to int // byte offsets in the sentence text
 	class    string
 	key      string
+	// code marks a code span, which names a thing even where it stands
+	// as a modifier ("the `no-store` directive").
+	code bool
 }
 
 // clozeSource is a unit's sentences fit for cloze questions, richest in
@@ -859,10 +864,10 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 				continue
 			}
 			from := o.from
-			if o.to-from >= 2 && quantityWords[s.lower[from]] {
-				from++ // "extra greenhouse absorbers": "extra" says nothing to recall
+			if o.to-from >= 2 && (quantityWords[s.lower[from]] || s.toks[from].Tag == "JJR" || s.toks[from].Tag == "JJS") {
+				from++ // "extra greenhouse absorbers", "the older Expires header": "extra" and "older" say nothing to recall
 			}
-			blanks[s] = append(blanks[s], blank{s.toks[from].Start, s.toks[o.to-1].End(), p.class, p.key})
+			blanks[s] = append(blanks[s], blank{from: s.toks[from].Start, to: s.toks[o.to-1].End(), class: p.class, key: p.key})
 			score[s] += p.score
 		}
 	}
@@ -899,6 +904,13 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 				score[s] += 10
 			}
 		}
+		if !marks {
+			// Technical text marks its names as code instead: "The
+			// `no-store` directive forbids any cache …".
+			bold = a.codeBlanks(s)
+			marks = len(bold) > 0
+			score[s] += 5 * float64(len(bold))
+		}
 		if marks {
 			// A sentence that marks its term is asked about that term or
 			// not at all: blanking a side word ("The atmosphere is
@@ -913,6 +925,25 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 		return score[sents[i]]/math.Sqrt(float64(len(sents[i].toks))) > score[sents[j]]/math.Sqrt(float64(len(sents[j].toks)))
 	})
 	return clozeSource{sents: sents, blanks: blanks}
+}
+
+// codeBlanks returns the code spans of s that name something, as blanks:
+// one to three words with a letter in each, not a whole statement of code
+// ("max-age=3600").
+func (a *asker) codeBlanks(s *sentence) []blank {
+	var out []blank
+	for _, c := range s.block.p.code {
+		if c.Start < s.start || c.End > s.start+len(s.text) {
+			continue
+		}
+		from, to := c.Start-s.start, c.End-s.start
+		name := s.text[from:to]
+		if n := len(strings.Fields(name)); n == 0 || n > 3 || strings.ContainsAny(name, "=()[]{};<>/\\\"'") || !strings.ContainsFunc(name, unicode.IsLetter) {
+			continue
+		}
+		out = append(out, blank{from: from, to: to, class: boldClass(s, from, to), code: true})
+	}
+	return out
 }
 
 // clozes returns cloze questions (or, with choices, their multiple-choice
@@ -930,7 +961,7 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 			break
 		}
 		for _, b := range blanks[s] {
-			if a.partOfTerm(s, b) || participleClause(s, b) || rivalNearby(s, b) || exampleSlot(s, b) || !nounPhraseAt(s, b.from, b.to) || instanceStatement(s, b) || inAside(s, b) {
+			if a.partOfTerm(s, b) || participleClause(s, b) || rivalNearby(s, b) || exampleSlot(s, b) || !b.code && !nounPhraseAt(s, b.from, b.to) || instanceStatement(s, b) || inAside(s, b) {
 				continue
 			}
 			if a.presentTense && narrates(s) {
