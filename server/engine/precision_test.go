@@ -377,3 +377,32 @@ func TestBoxedFeaturesNotAsked(t *testing.T) {
 		t.Error("no questions from the sections")
 	}
 }
+
+// TestDistractorTerm: a chapter's wrong choices are phrases it marks or
+// repeats; one it says once may be another name of the answer ("vagal
+// stimulation" beside "parasympathetic stimulation").
+func TestDistractorTerm(t *testing.T) {
+	tests := []struct {
+		name            string
+		text            string
+		recur, minRecur int
+		marked          bool
+		want            bool
+	}{
+		{"said once in a chapter", "vagal stimulation", 1, minRecurrence(chapterWords), false, false},
+		{"said twice in a chapter", "vagal stimulation", 2, minRecurrence(chapterWords), false, true},
+		{"marked in a chapter", "vagal stimulation", 1, minRecurrence(chapterWords), true, true},
+		{"said once in a short note", "vagal stimulation", 1, minRecurrence(100), false, true},
+		{"filler modifier", "slight stimulation", 4, minRecurrence(chapterWords), false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := phrase{text: tt.text, key: tt.text, stemKey: tt.text}
+			a := &asker{lex: lexicon.Default(), minRecur: tt.minRecur, recur: map[string]int{p.key: tt.recur},
+				marked: map[string]bool{p.stemKey: tt.marked}, genericity: map[string]bool{}}
+			if got := a.distractorTerm(p); got != tt.want {
+				t.Errorf("distractorTerm(%q) = %v, want %v", tt.text, got, tt.want)
+			}
+		})
+	}
+}

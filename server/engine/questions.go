@@ -606,7 +606,13 @@ func (a *asker) distractorTerm(p phrase) bool {
 	if genericModifiers[strings.ToLower(firstWord(p.text))] {
 		return false // "slight stimulation" is filler beside "sympathetic stimulation"
 	}
-	return a.marked[p.stemKey] || !a.generic(p)
+	if a.marked[p.stemKey] {
+		return true
+	}
+	if a.minRecur >= minRecurrence(chapterWords) && a.recur[p.key] < 2 {
+		return false // a chapter's phrase said once ("vagal stimulation") may be another name of the answer
+	}
+	return !a.generic(p)
 }
 
 // generic is genericPhrase for a keyphrase of the study, worked out once
