@@ -275,3 +275,27 @@ func checkErr(t *testing.T, err error, wantErr string) {
 		t.Fatalf("got %v, want an error containing %q", err, wantErr)
 	}
 }
+
+// TestDefinitionEndsBeforeWhich: a definition's answer is its kind and
+// difference; a "which" clause after five words or more adds other facts.
+func TestDefinitionEndsBeforeWhich(t *testing.T) {
+	tests := []struct {
+		text, want string
+	}{
+		{"Contractility is the force of the contraction of the heart muscle, which controls the stroke volume of each beat.", "the force of the contraction of the heart muscle"},
+		{"Sodium is an element, which reacts with water.", "an element, which reacts with water"},
+	}
+	g := mustOffline(t)
+	for _, tt := range tests {
+		ex := generate(t, g, tt.text)
+		var answers []string
+		for _, q := range ex.Questions {
+			if q.Type == studyloop.QuestionShortAnswer {
+				answers = append(answers, q.Answer)
+			}
+		}
+		if len(answers) != 1 || answers[0] != tt.want {
+			t.Errorf("%q: short answers %q, want [%q]", tt.text, answers, tt.want)
+		}
+	}
+}

@@ -777,6 +777,9 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 		be = "are"
 	}
 	answer := strings.TrimSpace(bracketed.ReplaceAllString(citation.ReplaceAllString(s.text[s.toks[yFrom].Start:s.toks[yTo-1].End()], ""), ""))
+	if kind, _, ok := strings.Cut(answer, ", which "); ok && len(strings.Fields(kind)) >= 5 {
+		answer = kind // "the force of the contraction of the heart muscle, which controls SV, and …": the rest is not the definition
+	}
 	if conditional.MatchString(answer) {
 		return studyloop.Question{}, false // "despotism is a legitimate mode … provided the end be …" states a judgement, not a kind
 	}
