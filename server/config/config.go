@@ -73,6 +73,10 @@ type Config struct {
 	// job never holds up studies made from text (UPLOAD_WORKERS, default
 	// 1; no worker runs when Workers is 0).
 	UploadWorkers int
+	// FastSite turns on the connection-level fast path (package
+	// fastsite) for GETs and HEADs of the built site (FAST_SITE, "on" by
+	// default; "off" leaves every request to net/http).
+	FastSite bool
 }
 
 // FromEnv builds a Config from getenv, applying defaults and validating.
@@ -89,6 +93,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		RefreshTokenTTL:   30 * 24 * time.Hour,
 		Workers:           2,
 		UploadWorkers:     1,
+		FastSite:          true,
 		SMTPURL:           getenv("SMTP_URL"),
 		MailFrom:          getenv("MAIL_FROM"),
 		Quotas: studyloop.Quotas{
@@ -114,6 +119,13 @@ func FromEnv(getenv func(string) string) (Config, error) {
 				c.AllowedHosts = append(c.AllowedHosts, strings.ToLower(h))
 			}
 		}
+	}
+	switch v := getenv("FAST_SITE"); v {
+	case "", "on":
+	case "off":
+		c.FastSite = false
+	default:
+		errs = append(errs, fmt.Sprintf("FAST_SITE %q must be on or off", v))
 	}
 	if v := getenv("TRUSTED_PROXIES"); v != "" {
 		var ok bool

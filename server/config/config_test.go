@@ -50,6 +50,17 @@ func TestFromEnv(t *testing.T) {
 		{"bad int", map[string]string{"WORKERS": "-1"}, "WORKERS", nil},
 		{"int with trailing junk", map[string]string{"WORKERS": "12abc"}, "WORKERS", nil},
 		{"int with a fraction", map[string]string{"REGISTER_RATE_LIMIT": "5.5"}, "REGISTER_RATE_LIMIT", nil},
+		{"fast site on by default", nil, "", func(t *testing.T, c Config) {
+			if !c.FastSite {
+				t.Error("FastSite off")
+			}
+		}},
+		{"fast site off", map[string]string{"FAST_SITE": "off"}, "", func(t *testing.T, c Config) {
+			if c.FastSite {
+				t.Error("FastSite on")
+			}
+		}},
+		{"fast site neither on nor off", map[string]string{"FAST_SITE": "no"}, "FAST_SITE", nil},
 		{"sign-up limit off", map[string]string{"SIGNUP_RATE_LIMIT": "0"}, "", func(t *testing.T, c Config) {
 			if c.SignUpRateLimit != 0 {
 				t.Errorf("SignUpRateLimit = %d", c.SignUpRateLimit)

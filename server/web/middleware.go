@@ -64,7 +64,7 @@ func logRequests(logger *slog.Logger, out io.Writer, next http.Handler) http.Han
 		ctx := r.Context()
 		if out != nil {
 			if logger.Enabled(ctx, slog.LevelInfo) {
-				lines.write(start, r, rec.status, rec.bytes)
+				lines.write(start, r.Method, r.URL.Path, r.RemoteAddr, rec.status, rec.bytes)
 			}
 			return
 		}
@@ -94,16 +94,16 @@ type requestLog struct {
 	zone       []byte
 }
 
-func (l *requestLog) write(start time.Time, r *http.Request, status int, bytes int64) {
+func (l *requestLog) write(start time.Time, method, path, remote string, status int, bytes int64) {
 	now := time.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b := append(l.buf[:0], `{"time":"`...)
 	b = l.appendTime(b, now)
 	b = append(b, `","level":"INFO","msg":"request","method":`...)
-	b = appendJSONString(b, r.Method)
+	b = appendJSONString(b, method)
 	b = append(b, `,"path":`...)
-	b = appendJSONString(b, r.URL.Path)
+	b = appendJSONString(b, path)
 	b = append(b, `,"status":`...)
 	b = strconv.AppendInt(b, int64(status), 10)
 	b = append(b, `,"bytes":`...)
@@ -111,7 +111,7 @@ func (l *requestLog) write(start time.Time, r *http.Request, status int, bytes i
 	b = append(b, `,"duration":`...)
 	b = strconv.AppendInt(b, int64(now.Sub(start)), 10)
 	b = append(b, `,"remote":`...)
-	b = appendJSONString(b, r.RemoteAddr)
+	b = appendJSONString(b, remote)
 	b = append(b, "}\n"...)
 	l.buf = b
 	l.out.Write(b) //nolint:errcheck // as slog does, a failed log write is dropped

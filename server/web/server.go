@@ -12,6 +12,7 @@ import (
 
 	"github.com/studyloop/studyloop/server/clientaddr"
 	"github.com/studyloop/studyloop/server/config"
+	"github.com/studyloop/studyloop/server/fastsite"
 	"github.com/studyloop/studyloop/server/mcp"
 	"github.com/studyloop/studyloop/server/oauth"
 	"github.com/studyloop/studyloop/server/session"
@@ -45,13 +46,22 @@ type Deps struct {
 
 // NewServer returns the whole service as one http.Handler.
 func NewServer(d Deps) http.Handler {
+	h, _ := NewServerAndFastPath(d)
+	return h
+}
+
+// NewServerAndFastPath is NewServer, and also returns what the
+// connection-level fast path (package fastsite) answers in front of it:
+// the GETs and HEADs of built paths that the handler's routeSiteFirst
+// answers itself, answered with the same bytes and logged alike.
+func NewServerAndFastPath(d Deps) (http.Handler, fastsite.Answerer) {
 	mux := http.NewServeMux()
 	addRoutes(mux, d)
 	var h http.Handler = clientaddr.Resolve(d.Config.TrustedProxies, routeSiteFirst(mux, d.Site.files))
 	h = recoverPanics(d.Logger, h)
 	h = securityHeaders(d.Config, h)
 	h = logRequests(d.Logger, d.RequestLog, h)
-	return h
+	return h, newFastAnswers(d, directSitePaths(mux, d.Site.files))
 }
 
 // Site is the built site, loaded once: every file from memory, with the

@@ -396,31 +396,34 @@ func (s *siteFiles) serve(w http.ResponseWriter, r *http.Request, urlPath string
 
 // serveResource answers r from res.
 func (s *siteFiles) serveResource(w http.ResponseWriter, r *http.Request, res *siteResource) {
+	s.answer(res, r.Header["Accept"], r.Header["Accept-Encoding"], r.Header["If-None-Match"]).write(w, r)
+}
+
+// answer is res's answer to a request with these Accept, Accept-Encoding
+// and If-None-Match field lines.
+func (s *siteFiles) answer(res *siteResource, accept, acceptEncoding, ifNoneMatch []string) *preparedResponse {
 	rep := res.reps[0]
 	if len(res.reps) > 1 {
-		choice := s.chooser.Choose(r.Header["Accept"])
+		choice := s.chooser.Choose(accept)
 		if choice < 0 {
 			if res.notAcceptable != nil {
-				res.notAcceptable.write(w, r)
-				return
+				return res.notAcceptable
 			}
 			choice = offerHTML
 		}
 		rep = res.reps[choice]
 	}
-	enc := rep.choose(s.encodings.Read(r.Header["Accept-Encoding"]))
+	enc := rep.choose(s.encodings.Read(acceptEncoding))
 	if enc == nil {
 		if res.noAcceptableCoding != nil {
-			res.noAcceptableCoding.write(w, r)
-			return
+			return res.noAcceptableCoding
 		}
 		enc = &rep.identity
 	}
-	if inm := r.Header["If-None-Match"]; len(inm) > 0 && static.ETagMatches(inm, enc.etag) {
-		enc.notModified.write(w, r)
-		return
+	if len(ifNoneMatch) > 0 && static.ETagMatches(ifNoneMatch, enc.etag) {
+		return &enc.notModified
 	}
-	enc.ok.write(w, r)
+	return &enc.ok
 }
 
 // handleSite serves every built file from memory (GET and HEAD), negotiates

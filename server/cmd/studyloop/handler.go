@@ -9,6 +9,7 @@ import (
 	"github.com/studyloop/studyloop/server/account"
 	"github.com/studyloop/studyloop/server/config"
 	"github.com/studyloop/studyloop/server/extract"
+	"github.com/studyloop/studyloop/server/fastsite"
 	"github.com/studyloop/studyloop/server/mail"
 	"github.com/studyloop/studyloop/server/mcp"
 	"github.com/studyloop/studyloop/server/oauth"
@@ -22,13 +23,15 @@ import (
 // newHandler builds everything the HTTP surface serves over db (sessions,
 // the account, study and OAuth services, the mail sender, the browser
 // pages, the MCP handlers and the loaded site) and returns the service as
-// one http.Handler. Studies created through it are held to the account
-// quotas of cfg; notify wakes an idle worker after one is created.
-func newHandler(cfg config.Config, logger *slog.Logger, requestLog io.Writer, db *store.DB, notify func(), extractor *extract.Extractor) (http.Handler, error) {
+// one http.Handler, with what the connection-level fast path answers in
+// front of it (web.NewServerAndFastPath). Studies created through it are
+// held to the account quotas of cfg; notify wakes an idle worker after one
+// is created.
+func newHandler(cfg config.Config, logger *slog.Logger, requestLog io.Writer, db *store.DB, notify func(), extractor *extract.Extractor) (http.Handler, fastsite.Answerer, error) {
 	db = db.WithQuotas(cfg.Quotas)
 	site, err := web.LoadSite(build.Site(), cfg.BaseURL)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sessions := session.New(db.Sessions(), &session.Options{Secure: cfg.Secure(), Logger: logger})
 	accounts := account.NewService(db, nil)
@@ -39,7 +42,7 @@ func newHandler(cfg config.Config, logger *slog.Logger, requestLog io.Writer, db
 	if cfg.SMTPURL != "" {
 		s, err := mail.New(cfg.SMTPURL, cfg.MailFrom)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		sender = s
 	}
@@ -49,9 +52,9 @@ func newHandler(cfg config.Config, logger *slog.Logger, requestLog io.Writer, db
 		Site:   site.Static(),
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return web.NewServer(web.Deps{
+	handler, fast := web.NewServerAndFastPath(web.Deps{
 		Config:     cfg,
 		Logger:     logger,
 		RequestLog: requestLog,
@@ -63,5 +66,6 @@ func newHandler(cfg config.Config, logger *slog.Logger, requestLog io.Writer, db
 		}),
 		MCP:  mcpHandlers,
 		Site: site,
-	}), nil
+	})
+	return handler, fast, nil
 }

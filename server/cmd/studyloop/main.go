@@ -28,6 +28,7 @@ import (
 	"github.com/studyloop/studyloop/server/config"
 	"github.com/studyloop/studyloop/server/engine"
 	"github.com/studyloop/studyloop/server/extract"
+	"github.com/studyloop/studyloop/server/fastsite"
 	"github.com/studyloop/studyloop/server/store"
 	"github.com/studyloop/studyloop/server/studyloop"
 	"github.com/studyloop/studyloop/server/web"
@@ -168,7 +169,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, tuneGC b
 	// last ones go out when the server has drained.
 	requestLog := web.NewLineBuffer(stderr)
 	defer requestLog.Flush() //nolint:errcheck // nowhere left to report it
-	handler, err := newHandler(cfg, logger, requestLog, db, pool.Notify, extractor)
+	handler, fast, err := newHandler(cfg, logger, requestLog, db, pool.Notify, extractor)
 	if err != nil {
 		return err
 	}
@@ -191,6 +192,11 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, tuneGC b
 	fmt.Fprintf(stdout, "studyloop: serving %s at http://%s (listening on %s)\n", cfg.BaseURL, displayAddr(ln.Addr()), ln.Addr())
 	logger.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.BaseURL)
 
+	var front *fastsite.Listener
+	if cfg.FastSite {
+		front = fastsite.New(ln, fast, srv)
+		ln = front
+	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(coalesce.Listener(ln)) }()
 	select {
@@ -201,7 +207,11 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, tuneGC b
 	logger.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
+	err = srv.Shutdown(shutdownCtx)
+	if front != nil {
+		err = errors.Join(err, front.Shutdown(shutdownCtx))
+	}
+	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	if err := <-serveErr; !errors.Is(err, http.ErrServerClosed) {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -122,6 +123,44 @@ func TestShutdownLetsInFlightRequestsFinish(t *testing.T) {
 	}
 	if _, err := http.Get(base + "/api/health"); err == nil {
 		t.Fatal("server still answering after shutdown")
+	}
+}
+
+// TestShutdownClosesIdleSiteConnections: a keep-alive connection whose
+// last request was a built page (answered by the fast path unless
+// FAST_SITE=off) is closed on shutdown, and run returns at once rather than
+// after SHUTDOWN_TIMEOUT.
+func TestShutdownClosesIdleSiteConnections(t *testing.T) {
+	for _, fastSite := range []string{"on", "off"} {
+		t.Run("FAST_SITE="+fastSite, func(t *testing.T) {
+			base, stop := startStoppableServer(t, "sqlite", map[string]string{"FAST_SITE": fastSite})
+			c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			c.SetDeadline(time.Now().Add(10 * time.Second))
+			io.WriteString(c, "GET /llms.txt HTTP/1.1\r\nHost: localhost\r\n\r\n")
+			r := bufio.NewReader(c)
+			res, err := http.ReadResponse(r, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, res.Body)
+			if res.StatusCode != http.StatusOK || res.Close {
+				t.Fatalf("status %d, close %v: want 200 on a kept connection", res.StatusCode, res.Close)
+			}
+			begun := time.Now()
+			if err := stop(); err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			if d := time.Since(begun); d > 5*time.Second {
+				t.Fatalf("run returned %v after the stop", d)
+			}
+			if n, err := r.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+				t.Fatalf("the idle connection read %d bytes, %v; want it closed", n, err)
+			}
+		})
 	}
 }
 
