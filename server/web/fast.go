@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -104,9 +105,11 @@ func (f *fastAnswers) Log(req *fastsite.Request, start time.Time, status int, by
 		}
 		return
 	}
+	// A handler may keep the record: the path is copied out of the
+	// connection's buffer.
 	f.logger.LogAttrs(context.Background(), slog.LevelInfo, "request",
 		slog.String("method", method),
-		slog.String("path", req.Path),
+		slog.String("path", strings.Clone(req.Path)),
 		slog.Int("status", status),
 		slog.Int64("bytes", bytes),
 		slog.Duration("duration", time.Since(start)),

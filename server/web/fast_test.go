@@ -3,6 +3,7 @@ package web
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -70,14 +71,20 @@ type fastAndPlain struct {
 	log         *lockedBuffer
 }
 
-func newFastAndPlain(t testing.TB) *fastAndPlain {
+// Request lines are written to the log directly (Deps.RequestLog), or
+// with viaSlog through the logger.
+func newFastAndPlain(t testing.TB, viaSlog bool) *fastAndPlain {
 	t.Helper()
 	cfg, err := config.FromEnv(func(k string) string { return map[string]string{"BASE_URL": testOrigin}[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
 	log := &lockedBuffer{}
-	h, fast := NewServerAndFastPath(NewTestDeps(t, cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)), log))
+	deps := NewTestDeps(t, cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)), log)
+	if viaSlog {
+		deps = NewTestDeps(t, cfg, slog.New(slog.NewJSONHandler(log, nil)), nil)
+	}
+	h, fast := NewServerAndFastPath(deps)
 	s := &fastAndPlain{answers: &countingAnswers{Answerer: fast}, log: log}
 	for _, withFast := range []bool{false, true} {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -146,7 +153,13 @@ var logFields = regexp.MustCompile(`"(time|duration|remote)":("[^"]*"|[0-9]+)`)
 // answers (Date aside) and the request lines logged; it also checks which
 // requests the fast path answered itself.
 func TestFastPathAnswersAsNetHTTP(t *testing.T) {
-	s := newFastAndPlain(t)
+	for _, viaSlog := range []bool{false, true} {
+		t.Run(fmt.Sprintf("viaSlog=%v", viaSlog), func(t *testing.T) { testFastPathAnswersAsNetHTTP(t, viaSlog) })
+	}
+}
+
+func testFastPathAnswersAsNetHTTP(t *testing.T, viaSlog bool) {
+	s := newFastAndPlain(t, viaSlog)
 	const host = "Host: study.example\r\n"
 	browser := "Accept: text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8\r\n"
 	get := func(path string, fields ...string) string {
@@ -298,7 +311,7 @@ var fastRequests = []struct{ name, req string }{
 // TestFastPathDoesNotAllocate counts the allocations of the whole process
 // (the raw client makes none) while the fast path answers.
 func TestFastPathDoesNotAllocate(t *testing.T) {
-	s := newFastAndPlain(t)
+	s := newFastAndPlain(t, false)
 	for _, fr := range fastRequests {
 		c := newRawClient1(t, s.fast, fr.req)
 		for range 10 {
@@ -322,7 +335,7 @@ func TestFastPathDoesNotAllocate(t *testing.T) {
 // net/http and through the fast path, each on one kept connection (the
 // client's work is in both; the ratio is of whole round trips).
 func BenchmarkFastPath(b *testing.B) {
-	s := newFastAndPlain(b)
+	s := newFastAndPlain(b, false)
 	for _, fr := range fastRequests {
 		for _, server := range []struct{ name, addr string }{{"net-http", s.plain}, {"fastsite", s.fast}} {
 			b.Run(fr.name+"/"+server.name, func(b *testing.B) {
