@@ -485,7 +485,7 @@ func (c *conn) send(head, body []byte, by time.Time) error {
 // deadline (headerSet tells that c.headerBy is it).
 func (c *conn) handed(headerSet bool) net.Conn {
 	// net/http sets the deadlines it wants; none of ours may linger.
-	c.nc.SetWriteDeadline(time.Time{}) //nolint:errcheck // a broken connection fails net/http's first read
+	c.nc.SetDeadline(time.Time{}) //nolint:errcheck // a broken connection fails net/http's first read
 	h := &handedConn{TCPConn: c.nc, pending: append([]byte(nil), c.buf[c.start:c.end]...)}
 	if c.start < c.end && headerSet {
 		h.limit = c.headerBy

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"regexp"
@@ -317,15 +318,20 @@ func TestFastPathDoesNotAllocate(t *testing.T) {
 		for range 10 {
 			c.do(t)
 		}
+		// The fewest in three runs, so that the odd allocation of another
+		// goroutine (the runtime's, the test's log) does not count.
 		const n = 500
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for range n {
-			c.do(t)
+		fewest := uint64(math.MaxUint64)
+		for range 3 {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for range n {
+				c.do(t)
+			}
+			runtime.ReadMemStats(&after)
+			fewest = min(fewest, after.Mallocs-before.Mallocs)
 		}
-		runtime.ReadMemStats(&after)
-		// Allow the odd allocation of the runtime or the test itself.
-		if perRequest := float64(after.Mallocs-before.Mallocs) / n; perRequest > 0.1 {
+		if perRequest := float64(fewest) / n; perRequest > 0.1 {
 			t.Errorf("%s: %.2f allocations per request", fr.name, perRequest)
 		}
 	}

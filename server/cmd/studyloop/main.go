@@ -195,6 +195,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, tuneGC b
 	var front *fastsite.Listener
 	if cfg.FastSite {
 		front = fastsite.New(ln, fast, srv)
+		defer front.Close() //nolint:errcheck // after Shutdown it is closed already
 		ln = front
 	}
 	serveErr := make(chan error, 1)
