@@ -284,13 +284,15 @@ func TestNamedInside(t *testing.T) {
 }
 
 // TestClozeDropsStanceOpener: "However, " and the like refer to nothing
-// and leave the cloze; "Thus, " points back and keeps the sentence out.
+// and leave the cloze; "Thus, " points back and keeps the sentence out;
+// "Normally, " qualifies what follows and stays in it.
 func TestClozeDropsStanceOpener(t *testing.T) {
 	g := mustOffline(t)
 	body := " Ribosomes read the messenger RNA in every living cell of the body."
 	for text, want := range map[string]string{
-		"However, **selenocysteine** is coded by a stop codon in archaea and in many kinds of bacteria.": "_____ is coded by a stop codon in archaea and in many kinds of bacteria.",
-		"Thus, **selenocysteine** is coded by a stop codon in archaea and in many kinds of bacteria.":    "",
+		"However, **selenocysteine** is coded by a stop codon in archaea and in many kinds of bacteria.":  "_____ is coded by a stop codon in archaea and in many kinds of bacteria.",
+		"Thus, **selenocysteine** is coded by a stop codon in archaea and in many kinds of bacteria.":     "",
+		"Normally, **selenocysteine** is coded by a stop codon in archaea and in many kinds of bacteria.": "Normally, _____ is coded by a stop codon in archaea and in many kinds of bacteria.",
 	} {
 		ex, err := g.Generate(context.Background(), "", "# Codes\n\n"+text+body)
 		if err != nil {

@@ -217,11 +217,11 @@ var ofWhat = wordSet(`of for between in that which who whose when where`)
 // "in our example" and "we have just determined", a pointer to other
 // lessons ("for those interested") and a guess about a story's people
 // ("would probably have objected").
-var leaningPhrase = regexp.MustCompile(`(?i)\bhowever\b|\bthe (century|latter|former)\b|\bdespite (the|its|their) names?\b|\bin (our|this|that) example\b|\bwe have just\b|\bfor those interested\b|\bwould probably\b|\b(that|the) (same|following|next|previous) (year|day|month|decade|century)\b|\bon the other hand\b|\b(a|the) (parallel|similar|comparable|related) (story|case|process|argument|situation)\b|^how (far|much|fast|quickly|often) the\b`)
+var leaningPhrase = regexp.MustCompile(`(?i)\bhowever\b|\bwith other (types|kinds|forms)\b|\bthe (century|latter|former)\b|\bdespite (the|its|their) names?\b|\bin (our|this|that) example\b|\bwe have just\b|\bfor those interested\b|\bwould probably\b|\b(that|the) (same|following|next|previous) (year|day|month|decade|century)\b|\bon the other hand\b|\b(a|the) (parallel|similar|comparable|related) (story|case|process|argument|situation)\b|^how (far|much|fast|quickly|often) the\b`)
 
 // leaningKeys are strings every match of leaningPhrase holds one of: a
 // prompt with none of them needs no regular expression.
-var leaningKeys = []string{"however", "century", "the latter", "the former", "despite", "example", "we have just",
+var leaningKeys = []string{"however", "with other", "century", "the latter", "the former", "despite", "example", "we have just",
 	"for those interested", "would probably", "year", "day", "month", "decade", "other hand", "parallel", "similar",
 	"comparable", "related", "how "}
 

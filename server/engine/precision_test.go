@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,7 @@ func TestPrecisionChecks(t *testing.T) {
 		{"needs earlier sentence", cloze("Enzymes in these cells make _____.", "collagen"), true},
 		{"needs earlier sentence", cloze("If the nucleotide in the third position is changed, the same _____ is still incorporated.", "amino acid"), true},
 		{"needs earlier sentence", cloze("The cache sends it back in the _____ header.", "If-None-Match"), true},
+		{"needs earlier sentence", cloze("With other types of _____, the interval can be up to several hours.", "conditioning"), true},
 		{"needs earlier sentence", cloze("Cells break them down into _____ before absorbing them.", "amino acids"), true},
 		{"needs earlier sentence", cloze("A catalyst makes it possible for a _____ to proceed faster at a lower temperature.", "reaction"), false},
 		{"needs earlier sentence", cloze("In the second phase of ventricular systole, the _____ opens.", "semilunar valve"), false},
@@ -404,5 +406,33 @@ func TestDistractorTerm(t *testing.T) {
 				t.Errorf("distractorTerm(%q) = %v, want %v", tt.text, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestMarkedOrSpecific: in a study that marks its terms, an unmarked
+// keyphrase is blanked only when it names something specific in more than
+// one word.
+func TestMarkedOrSpecific(t *testing.T) {
+	many := map[string]bool{}
+	for i := range markedEnough {
+		many[fmt.Sprintf("term%d", i)] = true
+	}
+	many["promot"] = true
+	tests := []struct {
+		phrase, stemKey string
+		marked          map[string]bool
+		want            bool
+	}{
+		{"promoters", "promot", many, true},               // marked
+		{"atrial systole", "atrial systol", many, true},   // "atrial" is no everyday word
+		{"friction", "friction", many, false},             // one unmarked word
+		{"moon rock", "moon rock", many, false},           // everyday words only
+		{"friction", "friction", map[string]bool{}, true}, // the study marks nothing
+	}
+	for _, tt := range tests {
+		a := &asker{lex: lexicon.Default(), marked: tt.marked}
+		if got := a.markedOrSpecific(phrase{text: tt.phrase, stemKey: tt.stemKey}); got != tt.want {
+			t.Errorf("markedOrSpecific(%q) = %v, want %v", tt.phrase, got, tt.want)
+		}
 	}
 }

@@ -226,7 +226,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 		})
 		for _, b := range u.blocks {
 			for _, sp := range b.p.bold {
-				a.marked[stemKey(b.p.text[sp.Start:sp.End], stem)] = true
+				a.marked[stemKey(abbreviationInBrackets.ReplaceAllString(b.p.text[sp.Start:sp.End], ""), stem)] = true
 				if at := b.p.source(sp.Start, sp.End).Start; firstBold < 0 || at < firstBold {
 					firstBold = at
 				}
@@ -864,7 +864,7 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 	blanks := map[*sentence][]blank{}
 	score := map[*sentence]float64{}
 	for _, p := range u.phrases[:min(len(u.phrases), phrasesPerTopic)] {
-		if !a.isTerm(p) {
+		if !a.isTerm(p) || !a.markedOrSpecific(p) {
 			continue
 		}
 		for _, o := range u.occ[p.key] {
@@ -934,6 +934,28 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 		return score[sents[i]]/math.Sqrt(float64(len(sents[i].toks))) > score[sents[j]]/math.Sqrt(float64(len(sents[j].toks)))
 	})
 	return clozeSource{sents: sents, blanks: blanks}
+}
+
+// markedOrSpecific reports whether keyphrase p may be blanked in a study
+// that marks its terms: p is one of them, or it names something specific
+// in more than one word ("atrial systole", "Little Albert"). There an
+// unmarked single word or a phrase of everyday words ("friction", "moon
+// rock", "blood pressure") is rarely what the sentence teaches, and often
+// one of several words that fit.
+func (a *asker) markedOrSpecific(p phrase) bool {
+	if len(a.marked) < markedEnough || a.marked[p.stemKey] {
+		return true
+	}
+	words := strings.Fields(p.text)
+	if len(words) < 2 {
+		return false
+	}
+	for _, w := range words {
+		if !isGeneralWord(a.lex, strings.ToLower(strings.Trim(w, ".,;:'\""))) {
+			return true
+		}
+	}
+	return false
 }
 
 // codeBlanks returns the code spans of s that name something, as blanks:
