@@ -187,21 +187,36 @@ var lineTerm = regexp.MustCompile(`^\s*(?:[-*+]\s+)?\*\*(\p{Lu}[\p{Lu}\p{N}]{1,7
 // gives them in the other ("stop codon" is also "nonsense codon" where
 // the text says "stop codons or nonsense codons").
 func (al aliases) of(answer string) []string {
-	key := answerKey(answer)
-	if names, ok := al[key]; ok {
-		return names
+	names := al[answerKey(answer)]
+	if len(names) == 0 {
+		return nil
 	}
-	var names []string
-	if singular, ok := strings.CutSuffix(key, "s"); ok {
-		for _, n := range al[singular] {
-			names = append(names, n+"s")
+	words := strings.Fields(strings.ToLower(answer))
+	last := words[len(words)-1]
+	plural := singular(last) != last
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		out = append(out, inNumber(n, plural))
+	}
+	return out
+}
+
+// inNumber is name with its last word in the plural or the singular; an
+// acronym stays as it is.
+func inNumber(name string, plural bool) string {
+	i := strings.LastIndexByte(name, ' ') + 1
+	w := name[i:]
+	switch {
+	case isAcronym(w):
+		return name
+	case plural && singular(strings.ToLower(w)) == strings.ToLower(w):
+		return name + "s"
+	case !plural:
+		if one := singular(strings.ToLower(w)); one != strings.ToLower(w) {
+			return name[:i] + w[:len(one)-1] + one[len(one)-1:] // "bodies" to "body"
 		}
-		return names
 	}
-	for _, n := range al[key+"s"] {
-		names = append(names, strings.TrimSuffix(n, "s"))
-	}
-	return names
+	return name
 }
 
 // same reports whether a and b name the same thing in the study.

@@ -52,3 +52,22 @@ func TestNumeralOrdinal(t *testing.T) {
 		}
 	}
 }
+
+func TestInNumber(t *testing.T) {
+	tests := []struct {
+		name   string
+		plural bool
+		want   string
+	}{
+		{"nonsense codons", false, "nonsense codon"},
+		{"nonsense codon", true, "nonsense codons"},
+		{"cell bodies", false, "cell body"},
+		{"ATP", true, "ATP"},
+		{"physics", false, "physics"},
+	}
+	for _, tt := range tests {
+		if got := inNumber(tt.name, tt.plural); got != tt.want {
+			t.Errorf("inNumber(%q, %v) = %q, want %q", tt.name, tt.plural, got, tt.want)
+		}
+	}
+}

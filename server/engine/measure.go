@@ -156,14 +156,36 @@ func boldNounPhrase(lex *lexicon.Lexicon, t string) bool {
 }
 
 // answerKey is how answers are compared for repeats: case-blind, with
-// whitespace collapsed and a leading article dropped.
+// whitespace collapsed, a leading article dropped and the last word in the
+// singular ("primary transcripts" is "primary transcript").
 func answerKey(s string) string {
 	f := strings.Fields(strings.ToLower(s))
 	if len(f) > 1 && (f[0] == "a" || f[0] == "an" || f[0] == "the") {
 		f = f[1:]
 	}
+	if n := len(f); n > 0 {
+		f[n-1] = singular(f[n-1])
+	}
 	return strings.Join(f, " ")
 }
+
+// singular drops the plural -s of a lower-case word ("transcripts",
+// "bodies"), not the s of a word that ends in one ("process", "stimulus",
+// "analysis", "physics", "species").
+func singular(w string) string {
+	switch {
+	case len(w) <= 3 || !strings.HasSuffix(w, "s") || sEnding[w]:
+		return w
+	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"), strings.HasSuffix(w, "ics"):
+		return w
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		return w[:len(w)-3] + "y"
+	}
+	return w[:len(w)-1]
+}
+
+// sEnding are words whose final s is no plural's.
+var sEnding = wordSet(`species series news means lens gas`)
 
 // most returns the key counted most often (the least key among ties) as
 // display shows it, and its count.

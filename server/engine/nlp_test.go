@@ -77,3 +77,23 @@ func TestSentenceOpeningWithCode(t *testing.T) {
 		}
 	}
 }
+
+func TestAnswerKey(t *testing.T) {
+	tests := []struct{ answer, key string }{
+		{"The primary transcripts", "primary transcript"},
+		{"primary transcript", "primary transcript"},
+		{"a  Process", "process"},
+		{"stimulus", "stimulus"},
+		{"analysis", "analysis"},
+		{"ions", "ion"},
+		{"gas", "gas"},
+		{"physics", "physics"},
+		{"bodies", "body"},
+		{"species", "species"},
+	}
+	for _, tt := range tests {
+		if got := answerKey(tt.answer); got != tt.key {
+			t.Errorf("answerKey(%q) = %q, want %q", tt.answer, got, tt.key)
+		}
+	}
+}
