@@ -120,6 +120,7 @@ func (g *Offline) Generate(ctx context.Context, title, text string) (studyloop.E
 	if err != nil {
 		return studyloop.Extraction{}, err
 	}
+	keyTerms := listedTerms(sections)
 	if core := skipAsides(sections); hasContent(core) {
 		sections = core
 	}
@@ -134,6 +135,7 @@ func (g *Offline) Generate(ctx context.Context, title, text string) (studyloop.E
 		return studyloop.Extraction{}, err
 	}
 	ask := newAsker(text, g.opts, an, b.units)
+	ask.markListed(keyTerms)
 	for _, u := range b.units {
 		if err := ask.ask(ctx, u); err != nil {
 			return studyloop.Extraction{}, err

@@ -538,3 +538,24 @@ func TestCodeNamesAreTerms(t *testing.T) {
 		t.Errorf("no question answered by the directive's name: %+v", ex.Questions)
 	}
 }
+
+// TestListedTerms: the terms of a chapter's key-terms list count as its
+// marked terms, though the list, in its summary, gives no questions.
+func TestListedTerms(t *testing.T) {
+	text := "# Energy\n\n## Power\n\nThe rate of transferring energy from one form to another is called power, and engineers measure it in watts.\n\n" +
+		"## Summary\n\n### Vocabulary\n\n- **power**: The rate of transferring energy; a scalar quantity with units of watts (W).\n- **kinetic energy**: The energy an object possesses because of its motion.\n\n" +
+		"### Review\n\n- **not a term**: a list outside the vocabulary.\n"
+	sections, err := parseMarkdown(context.Background(), mustOffline(t).md, []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := listedTerms(sections), []string{"power", "kinetic energy"}; !slices.Equal(got, want) {
+		t.Errorf("listedTerms = %q, want %q", got, want)
+	}
+	ex := generate(t, mustOffline(t), text)
+	for _, q := range ex.Questions {
+		if strings.Contains(q.Prompt, "scalar quantity") || strings.Contains(q.Prompt, "possesses") {
+			t.Errorf("asked from the vocabulary list: %q", q.Prompt)
+		}
+	}
+}

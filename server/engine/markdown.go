@@ -511,6 +511,29 @@ func soleSubsection(sections []*section, i int) bool {
 	return true
 }
 
+// termListHeading matches the headings of a chapter's list of its key
+// terms.
+var termListHeading = regexp.MustCompile(`(?i)^\s*(\d+(\.\d+)*\.?\s+)?(key terms|vocabulary|glossary|terms to know|important terms)\s*$`)
+
+// listedTerms returns the terms a chapter defines in its list of key terms
+// ("Vocabulary", "Key Terms"), which skipAsides leaves out with the
+// summary it often sits in: they say which of the chapter's words are its
+// terms.
+func listedTerms(sections []*section) []string {
+	var out []string
+	for _, s := range sections {
+		if s.heading == nil || !termListHeading.MatchString(cleanTitle(s.heading.text)) {
+			continue
+		}
+		for _, f := range s.facts {
+			if f.kind == factDefinition {
+				out = append(out, f.term)
+			}
+		}
+	}
+	return out
+}
+
 // afterList returns the blocks after the last list item of blocks, or
 // none when no list item is among them.
 func afterList(blocks []*block) []*block {

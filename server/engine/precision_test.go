@@ -414,7 +414,7 @@ func TestDistractorTerm(t *testing.T) {
 // one word.
 func TestMarkedOrSpecific(t *testing.T) {
 	many := map[string]bool{}
-	for i := range markedEnough {
+	for i := range markedSome {
 		many[fmt.Sprintf("term%d", i)] = true
 	}
 	many["promot"] = true

@@ -135,6 +135,14 @@ type asker struct {
 	out     []studyloop.Question
 }
 
+// markListed counts the terms of a chapter's key-terms list among the
+// study's marked terms.
+func (a *asker) markListed(terms []string) {
+	for _, t := range terms {
+		a.marked[stemKey(abbreviationInBrackets.ReplaceAllString(t, ""), a.stem)] = true
+	}
+}
+
 // tags is the sentenceTagger of checkQuestion: the tokens the analyzer
 // tagged, for the sentences clozes blank, and fresh tagging otherwise.
 func (a *asker) tags(sentence string) []token.Token {
@@ -936,6 +944,10 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 	return clozeSource{sents: sents, blanks: blanks}
 }
 
+// markedSome is how many terms a study marks for markedOrSpecific to hold
+// its other keyphrases to a higher bar.
+const markedSome = 5
+
 // markedOrSpecific reports whether keyphrase p may be blanked in a study
 // that marks its terms: p is one of them, or it names something specific
 // in more than one word ("atrial systole", "Little Albert"). There an
@@ -943,7 +955,7 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 // rock", "blood pressure") is rarely what the sentence teaches, and often
 // one of several words that fit.
 func (a *asker) markedOrSpecific(p phrase) bool {
-	if len(a.marked) < markedEnough || a.marked[p.stemKey] {
+	if len(a.marked) < markedSome || a.marked[p.stemKey] {
 		return true
 	}
 	words := strings.Fields(p.text)
