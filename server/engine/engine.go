@@ -142,6 +142,7 @@ func (g *Offline) Generate(ctx context.Context, title, text string) (studyloop.E
 		}
 	}
 	ask.coverMarks(ctx, b.units)
+	ask.coverListed(ctx, keyTerms, b.units)
 	if err := ctx.Err(); err != nil {
 		return studyloop.Extraction{}, err
 	}

@@ -524,6 +524,51 @@ func (a *asker) coverMarks(ctx context.Context, units []*unit) {
 	}
 }
 
+// coverListed asks, from its definition in the chapter's key-terms list,
+// for each listed term that no question asks yet, in the topic that first
+// names it: "Which term matches this description: the rate of
+// transferring energy?". A term the chapter's text never names is left
+// out: the list is not the lesson.
+func (a *asker) coverListed(ctx context.Context, listed []fact, units []*unit) {
+	for _, f := range listed {
+		if ctx.Err() != nil {
+			return
+		}
+		term := strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(f.term, ""))
+		if a.asked[answerKey(term)] > 0 || !recallableTerm(f) {
+			continue
+		}
+		u := namedIn(units, term)
+		if u == nil {
+			continue
+		}
+		q := studyloop.Question{Type: studyloop.QuestionTermDefinition, Prompt: describePrompt(firstSentence(f.def)), Answer: term, Source: f.span, Topic: u.topic}
+		if mc := a.withTermChoices(q); mc.Type == studyloop.QuestionMultipleChoice {
+			q = mc
+		}
+		a.accept(q)
+	}
+}
+
+// recallableTerm reports whether a listed term makes a fair answer: a
+// name of a few words, not an acronym alone.
+func recallableTerm(f fact) bool {
+	return len(strings.Fields(f.term)) <= 5 && !isAcronym(f.term) && utf8.RuneCountInString(f.term) > 1
+}
+
+// namedIn returns the first of units whose prose names term, or nil.
+func namedIn(units []*unit, term string) *unit {
+	pattern := regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(term) + `(s|es)?\b`)
+	for _, u := range units {
+		for _, b := range u.blocks {
+			if pattern.MatchString(b.p.text) {
+				return u
+			}
+		}
+	}
+	return nil
+}
+
 // markPass says which sentences markClozes blanks.
 type markPass int
 

@@ -539,8 +539,9 @@ func TestCodeNamesAreTerms(t *testing.T) {
 	}
 }
 
-// TestListedTerms: the terms of a chapter's key-terms list count as its
-// marked terms, though the list, in its summary, gives no questions.
+// TestListedTerms: the terms of a chapter's key-terms list are found,
+// though the list sits in its summary; one the text never names ("kinetic
+// energy" here) gets no question.
 func TestListedTerms(t *testing.T) {
 	text := "# Energy\n\n## Power\n\nThe rate of transferring energy from one form to another is called power, and engineers measure it in watts.\n\n" +
 		"## Summary\n\n### Vocabulary\n\n- **power**: The rate of transferring energy; a scalar quantity with units of watts (W).\n- **kinetic energy**: The energy an object possesses because of its motion.\n\n" +
@@ -549,13 +550,36 @@ func TestListedTerms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := listedTerms(sections), []string{"power", "kinetic energy"}; !slices.Equal(got, want) {
+	var got []string
+	for _, f := range listedTerms(sections) {
+		got = append(got, f.term)
+	}
+	if want := []string{"power", "kinetic energy"}; !slices.Equal(got, want) {
 		t.Errorf("listedTerms = %q, want %q", got, want)
 	}
 	ex := generate(t, mustOffline(t), text)
 	for _, q := range ex.Questions {
-		if strings.Contains(q.Prompt, "scalar quantity") || strings.Contains(q.Prompt, "possesses") {
-			t.Errorf("asked from the vocabulary list: %q", q.Prompt)
+		if strings.Contains(q.Prompt, "possesses") || strings.Contains(q.Prompt, "outside the vocabulary") {
+			t.Errorf("asked from the lists about a term the text never names: %q", q.Prompt)
 		}
+	}
+}
+
+// TestCoverListed: a listed key term that the text names but no question
+// asks is asked from its definition in the list, in the topic that names
+// it; one the text never names is not.
+func TestCoverListed(t *testing.T) {
+	text := "# Gases\n\n## Pressure\n\nAir pushes on every surface it touches, and the push per unit of area is its pressure, which changes with the weather from day to day. Why would a lab keep a barometer?\n\n" +
+		"## Key Terms\n\n- **barometer**: an instrument that measures the pressure of the atmosphere\n- **manometer**: an instrument that measures the pressure of a gas in a container\n"
+	ex := generate(t, mustOffline(t), text)
+	var asked []string
+	for _, q := range ex.Questions {
+		asked = append(asked, q.Answer)
+		if q.Answer == "barometer" && (q.Type != studyloop.QuestionTermDefinition || ex.Topics[q.Topic].Title != "Pressure") {
+			t.Errorf("barometer asked as %s in topic %q, want a term from its definition in %q", q.Type, ex.Topics[q.Topic].Title, "Pressure")
+		}
+	}
+	if !slices.Contains(asked, "barometer") || slices.Contains(asked, "manometer") {
+		t.Errorf("answers %q, want barometer and not manometer", asked)
 	}
 }

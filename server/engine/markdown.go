@@ -515,19 +515,19 @@ func soleSubsection(sections []*section, i int) bool {
 // terms.
 var termListHeading = regexp.MustCompile(`(?i)^\s*(\d+(\.\d+)*\.?\s+)?(key terms|vocabulary|glossary|terms to know|important terms)\s*$`)
 
-// listedTerms returns the terms a chapter defines in its list of key terms
+// listedTerms returns the definitions of a chapter's list of key terms
 // ("Vocabulary", "Key Terms"), which skipAsides leaves out with the
 // summary it often sits in: they say which of the chapter's words are its
-// terms.
-func listedTerms(sections []*section) []string {
-	var out []string
+// terms, and what they mean.
+func listedTerms(sections []*section) []fact {
+	var out []fact
 	for _, s := range sections {
 		if s.heading == nil || !termListHeading.MatchString(cleanTitle(s.heading.text)) {
 			continue
 		}
 		for _, f := range s.facts {
 			if f.kind == factDefinition {
-				out = append(out, f.term)
+				out = append(out, f)
 			}
 		}
 	}

@@ -137,9 +137,9 @@ type asker struct {
 
 // markListed counts the terms of a chapter's key-terms list among the
 // study's marked terms.
-func (a *asker) markListed(terms []string) {
-	for _, t := range terms {
-		a.marked[stemKey(abbreviationInBrackets.ReplaceAllString(t, ""), a.stem)] = true
+func (a *asker) markListed(listed []fact) {
+	for _, f := range listed {
+		a.marked[stemKey(abbreviationInBrackets.ReplaceAllString(f.term, ""), a.stem)] = true
 	}
 }
 
