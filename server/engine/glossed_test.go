@@ -583,3 +583,21 @@ func TestCoverListed(t *testing.T) {
 		t.Errorf("answers %q, want barometer and not manometer", asked)
 	}
 }
+
+// TestSameAcross: a blank for what a sentence says two groups share is
+// filled by any such thing and is not asked.
+func TestSameAcross(t *testing.T) {
+	for text, asked := range map[string]bool{
+		"# Genes\n\nIn prokaryotes and eukaryotes, the basics of **elongation** are the same in every living cell studied so far.\n":    false,
+		"# Genes\n\nIn prokaryotes and eukaryotes, **elongation** adds one amino acid at a time to the growing chain of the protein.\n": true,
+	} {
+		ex, _ := mustOffline(t).Generate(context.Background(), "", text)
+		got := false
+		for _, q := range ex.Questions {
+			got = got || q.Answer == "elongation"
+		}
+		if got != asked {
+			t.Errorf("%q: elongation asked = %v, want %v (%+v)", text, got, asked, ex.Questions)
+		}
+	}
+}

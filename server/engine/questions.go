@@ -716,6 +716,10 @@ var citation = regexp.MustCompile(`\s*\([^()]*\b\d{4}[a-z]?\)$`)
 // sentence argues rather than defines.
 var conditional = regexp.MustCompile(`(?i)\b(provided|if|unless)\b`)
 
+// onlyWhen matches a definition whose difference is only when its kind
+// came about: "a school of thought that arose during the 20th century".
+var onlyWhen = regexp.MustCompile(`^[^,;]*\b(that|which|who) (arose|emerged|began|originated|appeared|started|developed) (in|during|around|after|before|at the)\b[^,;]*$`)
+
 // copulas are the verbs of "X is Y" definitions, as token sequences.
 var copulas = [][]string{{"is", "defined", "as"}, {"are", "defined", "as"}, {"refers", "to"}, {"refer", "to"}, {"means"}, {"is"}, {"are"}}
 
@@ -787,6 +791,9 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 	answer := strings.TrimSpace(bracketed.ReplaceAllString(citation.ReplaceAllString(s.text[s.toks[yFrom].Start:s.toks[yTo-1].End()], ""), ""))
 	if kind, _, ok := strings.Cut(answer, ", which "); ok && len(strings.Fields(kind)) >= 5 {
 		answer = kind // "the force of the contraction of the heart muscle, which controls SV, and …": the rest is not the definition
+	}
+	if onlyWhen.MatchString(answer) {
+		return studyloop.Question{}, false // "a school of thought that arose during the first part of the 20th century" says when, not what
 	}
 	if conditional.MatchString(answer) {
 		return studyloop.Question{}, false // "despotism is a legitimate mode … provided the end be …" states a judgement, not a kind
@@ -1010,6 +1017,9 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 			if a.presentTense && narrates(s) {
 				break // "Pavlov would sound a tone and then give the dogs the _____"
 			}
+			if sameAcross(s, b) {
+				continue
+			}
 			if s.span().End <= a.firstMark {
 				break // the chapter's opening, before the first term it marks, introduces
 			}
@@ -1033,6 +1043,14 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 		}
 	}
 	return out
+}
+
+// sameAcross reports whether the blank names what a sentence says two
+// groups share ("Prokaryotes and eukaryotes perform the same process of
+// _____", "the basics of _____ are the same"): any process both have fits.
+func sameAcross(s *sentence, b blank) bool {
+	before := strings.Fields(strings.ToLower(s.text[:b.from]))
+	return len(before) > 0 && before[len(before)-1] == "of" && strings.Contains(strings.ToLower(s.text), "the same")
 }
 
 // rivalNearby reports whether another phrase with the blank's head noun
