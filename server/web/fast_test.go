@@ -41,6 +41,23 @@ func (b *lockedBuffer) lines(from int) []string {
 	return all[min(from, len(all)-1) : len(all)-1]
 }
 
+// settled returns the lines written since the first from once there are
+// want of them, or (want < 0) once no line has come for 50 ms; it gives up
+// after two seconds.
+func (b *lockedBuffer) settled(from, want int) []string {
+	lines := b.lines(from)
+	for deadline, quiet := time.Now().Add(2*time.Second), time.Now(); time.Now().Before(deadline); {
+		if want >= 0 && len(lines) >= want || want < 0 && time.Since(quiet) > 50*time.Millisecond {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+		if more := b.lines(from); len(more) != len(lines) {
+			lines, quiet = more, time.Now()
+		}
+	}
+	return lines
+}
+
 // countingAnswers counts the requests the fast path answers.
 type countingAnswers struct {
 	fastsite.Answerer
@@ -243,7 +260,9 @@ func testFastPathAnswersAsNetHTTP(t *testing.T, viaSlog bool) {
 			}
 			from := len(s.log.lines(0))
 			want := exchange(t, s.plain, tt.writes, methods)
-			wantLines := s.log.lines(from)
+			// net/http may send the end of an answer before its handler
+			// has returned and logged it: wait for the lines to settle.
+			wantLines := s.log.settled(from, -1)
 			before := s.answers.count()
 			from += len(wantLines)
 			got := exchange(t, s.fast, tt.writes, methods)
@@ -253,7 +272,7 @@ func testFastPathAnswersAsNetHTTP(t *testing.T, viaSlog bool) {
 			if n := s.answers.count() - before; n != tt.fast {
 				t.Fatalf("%d answered on the fast path, want %d", n, tt.fast)
 			}
-			gotLines := s.log.lines(from)
+			gotLines := s.log.settled(from, len(wantLines))
 			for i := range gotLines {
 				gotLines[i] = logFields.ReplaceAllString(gotLines[i], `"$1":-`)
 			}
