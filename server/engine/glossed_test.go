@@ -601,3 +601,28 @@ func TestSameAcross(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkedExampleParagraphs: a worked example set off by bold labels
+// rather than a heading ("**Example 9.1**" … "**Answer:** 221 kPa") gives
+// no questions, nor does its answer line read as a glossary entry; the
+// text after its answer is the lesson again.
+func TestWorkedExampleParagraphs(t *testing.T) {
+	text := "# Gases\n\n## Gas Pressure\n\n**Pressure** is the force exerted on a surface divided by the area over which the force acts.\n\n" +
+		"**Example 9.1** Converting Pressure Units\n\nA weather report gives the air pressure of the region as 29.2 inches of mercury on the coast.\n\n" +
+		"**Solution**\n\nOne inch equals 25.4 millimeters, so the pressure of 29.2 inches of mercury equals 742 millimeters of mercury on the barometer.\n\n" +
+		"**Check Your Learning**\n\nA bicycle tire holds air at a pressure of 32.0 pounds per square inch on a warm day.\n\n**Answer:** 221 kPa\n\n" +
+		"The **manometer** is a device that compares the pressure of a gas in a container with the pressure of the atmosphere.\n"
+	ex := generate(t, mustOffline(t), text)
+	answers := map[string]bool{}
+	for _, q := range ex.Questions {
+		answers[q.Answer] = true
+		for _, inExample := range []string{"weather report", "25.4", "bicycle", "221"} {
+			if strings.Contains(q.Prompt+q.Answer, inExample) {
+				t.Errorf("asked from the worked example: %q → %q", q.Prompt, q.Answer)
+			}
+		}
+	}
+	if !answers["manometer"] {
+		t.Errorf("the text after the example's answer not asked: %+v", ex.Questions)
+	}
+}

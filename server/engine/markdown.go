@@ -97,6 +97,10 @@ type walker struct {
 	current  *section
 	groups   int
 	visited  int
+	// inExample is set from a worked example's bold label ("**Example
+	// 9.1**", "**Check Your Learning**") to its answer line or the next
+	// heading: the example's paragraphs are not the lesson's.
+	inExample bool
 }
 
 func (w *walker) newGroup() int {
@@ -130,6 +134,7 @@ func (w *walker) blockNode(n ast.Node, list int) error {
 		}
 		start := lineStart(w.source, p.span().Start)
 		w.current = &section{heading: &p, level: n.Level, start: start}
+		w.inExample = false
 		w.sections = append(w.sections, w.current)
 	case *ast.Paragraph, *ast.TextBlock:
 		w.paragraph(w.inline(n), list)
@@ -153,6 +158,20 @@ func (w *walker) blockNode(n ast.Node, list int) error {
 // as a list item), and as a prose block otherwise.
 func (w *walker) paragraph(p plain, list int) {
 	if strings.TrimSpace(p.text) == "" {
+		return
+	}
+	if len(p.bold) > 0 && p.bold[0].Start == 0 {
+		label := strings.TrimRight(strings.TrimSpace(p.text[:p.bold[0].End]), ":.")
+		switch {
+		case exampleLabel.MatchString(label) && (numberedExample.MatchString(label) || strings.TrimSpace(p.text[p.bold[0].End:]) == ""):
+			w.inExample = true
+			return
+		case w.inExample && answerLabel.MatchString(label):
+			w.inExample = false // "**Answer:** 221 kPa" closes the example
+			return
+		}
+	}
+	if w.inExample {
 		return
 	}
 	if len(p.bold) > 0 && p.bold[0].Start == 0 {
@@ -199,11 +218,26 @@ func termLine(p plain, termEnd int, kind factKind, group int) (fact, bool) {
 		return fact{}, false
 	}
 	def := firstSentence(strings.TrimSpace(trimmed))
-	if term == "" || def == "" || len(strings.Fields(term)) > 6 || len(strings.Fields(def)) < 2 {
+	if term == "" || def == "" || len(strings.Fields(term)) > 6 || len(strings.Fields(def)) < 2 || labelTerm.MatchString(term) {
 		return fact{}, false
 	}
 	return fact{kind: kind, term: term, def: def, span: p.span(), group: group}, true
 }
+
+// exampleLabel matches the bold labels that open a worked example or an
+// exercise set in a paragraph of its own: "**Example 9.1**", "**Solution**",
+// "**Check Your Learning**". numberedExample matches those that may carry
+// the example's title on the same line.
+var (
+	exampleLabel    = regexp.MustCompile(`(?i)^(example|worked example|solution|check your (learning|understanding)|try it|exercise|practice problem)s?(\s+\d+(\.\d+)*)?\b`)
+	numberedExample = regexp.MustCompile(`(?i)^(worked )?example\s+\d+(\.\d+)*\b`)
+	answerLabel     = regexp.MustCompile(`(?i)^answers?$`)
+)
+
+// labelTerm matches the bold labels of worked examples and exercises
+// ("**Answer:** 221 kPa", "**Step 2:** …"), which head a line as a term
+// does but name nothing.
+var labelTerm = regexp.MustCompile(`(?i)^(answers?|solutions?|hints?|notes?|tips?|warning|caution|check your (learning|understanding)|examples?|exercises?|problems?|questions?|steps?|strategy|analysis|discussion|given|find|result|reasoning|explanation)(\s+\d+(\.\d+)*)?\.?$`)
 
 // wordsOnly reports whether s is made of letters, spaces and hyphens
 // only, as a note's "joint prob = 2+ variables at once" names its term;
