@@ -66,6 +66,9 @@ func TestGolden(t *testing.T) {
 		// Technical documentation of our own: names set as code
 		// ("the `no-store` directive") are its terms.
 		{"caching.md", 4, []studyloop.QuestionType{studyloop.QuestionCloze, studyloop.QuestionShortAnswer}, []string{"Freshness", "Validation"}},
+		// A biology section of our own in an open textbook's shape, with
+		// a feature box and a list of key terms.
+		{"membranes.md", 3, []studyloop.QuestionType{studyloop.QuestionCloze, studyloop.QuestionShortAnswer, studyloop.QuestionTermDefinition, studyloop.QuestionMultipleChoice}, []string{"Passive Transport", "Active Transport"}},
 		{"gases.md", 5, []studyloop.QuestionType{studyloop.QuestionCloze, studyloop.QuestionShortAnswer, studyloop.QuestionMultipleChoice}, []string{"Gas Pressure", "Volume and Pressure: Boyle's Law"}},
 	}
 	for _, tt := range tests {

@@ -535,7 +535,7 @@ func (a *asker) coverListed(ctx context.Context, listed []fact, units []*unit) {
 			return
 		}
 		term := strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(f.term, ""))
-		if a.asked[answerKey(term)] > 0 || !recallableTerm(f) {
+		if a.asked[answerKey(term)] > 0 || a.defined[answerKey(term)] || !recallableTerm(f) {
 			continue
 		}
 		u := namedIn(units, term)

@@ -626,3 +626,21 @@ func TestWorkedExampleParagraphs(t *testing.T) {
 		t.Errorf("the text after the example's answer not asked: %+v", ex.Questions)
 	}
 }
+
+// TestCoverListedSkipsDefinedTerms: a listed term whose meaning a short
+// answer asks already ("What is osmosis?") is not asked again from the
+// list.
+func TestCoverListedSkipsDefinedTerms(t *testing.T) {
+	text := "# Membranes\n\n## Osmosis\n\nOsmosis is the diffusion of water through a selectively permeable membrane from a region of low solute concentration to one of high concentration.\n\n" +
+		"## Key Terms\n\n- **osmosis**: diffusion of water through a semipermeable membrane down its concentration gradient\n"
+	ex := generate(t, mustOffline(t), text)
+	n := 0
+	for _, q := range ex.Questions {
+		if strings.Contains(strings.ToLower(q.Prompt+" "+q.Answer), "osmosis") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d questions about osmosis, want 1: %+v", n, ex.Questions)
+	}
+}

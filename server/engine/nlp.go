@@ -2,16 +2,18 @@ package engine
 
 import (
 	"context"
-	"github.com/studyloop/studyloop/server/lexicon"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/jdkato/prose/v3/segment"
 	"github.com/jdkato/prose/v3/tag"
 	"github.com/jdkato/prose/v3/token"
 	"github.com/jdkato/prose/v3/tokenize"
 	"github.com/kljensen/snowball/english"
+	"github.com/studyloop/studyloop/server/lexicon"
 )
 
 // Sentences longer than this many tokens are neither tagged nor used for
@@ -109,6 +111,31 @@ func (a *analyzer) analyze(ctx context.Context, blocks []*block) error {
 	return nil
 }
 
+// joinInitials joins the sentences the segmenter ends at a person's
+// initial ("… proposed by S. J." + "Singer and …") back into one.
+func joinInitials(text string, sents []segment.Sentence) []segment.Sentence {
+	out := sents[:0:0]
+	for _, s := range sents {
+		if n := len(out); n > 0 && endsInInitial.MatchString(out[n-1].Text) && startsUpper(s.Text) {
+			prev := &out[n-1]
+			prev.Text = text[prev.Start : s.Start+len(s.Text)]
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// endsInInitial matches text that ends in a person's initials: two of
+// them ("S. J."), or one after a first name or "by" ("George W.", "by
+// S."); "cranial nerve X." ends a sentence.
+var endsInInitial = regexp.MustCompile(`(\p{Lu}\. \p{Lu}\.|(\p{Lu}\p{Ll}+|\bby) \p{Lu}\.)$`)
+
+func startsUpper(s string) bool {
+	r, _ := utf8.DecodeRuneInString(strings.TrimSpace(s))
+	return unicode.IsUpper(r)
+}
+
 // pieces cuts text at long runs of whitespace, which no sentence spans
 // and which slow prose's segmenter down, into [start, end) ranges.
 func pieces(text string) [][2]int {
@@ -137,7 +164,7 @@ func pieces(text string) [][2]int {
 
 // sentences analyses text[start:end] of block b.
 func (a *analyzer) sentences(ctx context.Context, b *block, start, end int) error {
-	for i, s := range a.seg.Segment(b.p.text[start:end]) {
+	for i, s := range joinInitials(b.p.text[start:end], a.seg.Segment(b.p.text[start:end])) {
 		if i%256 == 255 {
 			if err := ctx.Err(); err != nil {
 				return err

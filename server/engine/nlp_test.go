@@ -97,3 +97,34 @@ func TestAnswerKey(t *testing.T) {
 		}
 	}
 }
+
+// TestInitialsEndNoSentence: a person's initials do not end a sentence; a
+// Roman numeral does.
+func TestInitialsEndNoSentence(t *testing.T) {
+	tests := []struct {
+		text string
+		want int
+	}{
+		{"The fluid mosaic model, proposed by S. J. Singer and Garth L. Nicolson in 1972, describes the membrane.", 1},
+		{"The model was proposed by S. Singer in 1972 for every membrane.", 1},
+		{"Impulses travel along the vagus nerve, cranial nerve X. During rest, both centers stimulate the heart.", 2},
+	}
+	g := mustOffline(t)
+	for _, tt := range tests {
+		sections, err := parseMarkdown(context.Background(), g.md, []byte(tt.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		an := newAnalyzer(g.seg, g.tagger)
+		if err := an.analyze(context.Background(), sections[0].blocks); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range sections[0].blocks[0].sents {
+			got = append(got, s.text)
+		}
+		if len(got) != tt.want {
+			t.Errorf("%q: sentences %q, want %d", tt.text, got, tt.want)
+		}
+	}
+}

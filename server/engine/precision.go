@@ -188,8 +188,14 @@ var (
 // sequence the sentence before named.
 func orderedWithoutWhole(words []string) bool {
 	for i := 0; i+3 < len(words); i++ {
-		if words[i] != "the" || !laterOrdinals[words[i+1]] || strings.ContainsAny(words[i+1]+words[i+2], ",;:.") {
+		if words[i] != "the" || !laterOrdinals[words[i+1]] || strings.ContainsAny(words[i+1], ",;:.") {
 			continue
+		}
+		if strings.HasSuffix(words[i+2], ":") {
+			return true // "form the third component: chains of sugars …"
+		}
+		if strings.ContainsAny(words[i+2], ",;.") {
+			continue // "the third position, called the wobble position," names it
 		}
 		if next := strings.Trim(words[i+3], ",;:."); next != "of" && next != "in" {
 			return true

@@ -45,6 +45,7 @@ func TestPrecisionChecks(t *testing.T) {
 		{"needs earlier sentence", cloze("If the nucleotide in the third position is changed, the same _____ is still incorporated.", "amino acid"), true},
 		{"needs earlier sentence", cloze("The cache sends it back in the _____ header.", "If-None-Match"), true},
 		{"needs earlier sentence", cloze("With other types of _____, the interval can be up to several hours.", "conditioning"), true},
+		{"needs earlier sentence", cloze("Carbohydrates form the third component: chains of sugars attached to proteins form _____.", "glycoproteins"), true},
 		{"needs earlier sentence", cloze("Cells break them down into _____ before absorbing them.", "amino acids"), true},
 		{"needs earlier sentence", cloze("A catalyst makes it possible for a _____ to proceed faster at a lower temperature.", "reaction"), false},
 		{"needs earlier sentence", cloze("In the second phase of ventricular systole, the _____ opens.", "semilunar valve"), false},

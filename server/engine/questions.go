@@ -132,6 +132,9 @@ type asker struct {
 	asked, offered map[string]int
 	// askedIn holds the topics each answer was asked in, by answerKey.
 	askedIn map[string]map[int]bool
+	// defined holds the terms a short answer asks the meaning of ("What
+	// is osmosis?"), by answerKey.
+	defined map[string]bool
 	out     []studyloop.Question
 }
 
@@ -203,7 +206,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 	a := &asker{
 		text: text, opts: opts, stem: stem, seen: newDedup(stem), pool: map[string][]phrase{}, groups: map[int][]fact{},
 		used: map[studyloop.Span]bool{}, leadOf: map[studyloop.Span]studyloop.Span{}, tagged: map[string][]token.Token{}, lex: lexicon.Default(),
-		recur: map[string]int{}, units: map[string]int{}, termKeys: map[string]bool{}, marked: map[string]bool{}, asked: map[string]int{}, askedIn: map[string]map[int]bool{}, offered: map[string]int{},
+		recur: map[string]int{}, units: map[string]int{}, termKeys: map[string]bool{}, marked: map[string]bool{}, asked: map[string]int{}, askedIn: map[string]map[int]bool{}, defined: map[string]bool{}, offered: map[string]int{},
 		checked: map[checkKey]error{}, genericity: map[string]bool{}, aliases: findAliases(text), rivals: map[[2]string]kin{},
 	}
 	words := 0
@@ -426,6 +429,9 @@ func (a *asker) acceptAgain(q studyloop.Question) bool {
 		}
 	}
 	a.used[q.Source] = true
+	if m := askedAbout.FindStringSubmatch(q.Prompt); m != nil && q.Type == studyloop.QuestionShortAnswer {
+		a.defined[answerKey(m[1]+m[2])] = true
+	}
 	if strings.Contains(q.Prompt, ". What ") || leads {
 		a.leadIns = append(a.leadIns, q.Source)
 	}
@@ -445,6 +451,10 @@ func (a *asker) acceptAgain(q studyloop.Question) bool {
 	a.out = append(a.out, q)
 	return true
 }
+
+// askedAbout matches the short answers that ask what a term means; the
+// groups hold the term.
+var askedAbout = regexp.MustCompile(`^What (?:is|are) (?:meant by )?(?:an? |the )?(.+)\?$|^What does “(.+)” (?:mean|state)\?$`)
 
 // isTerm reports whether keyphrase p is worth blanking: the author marked
 // it, or the study keeps returning to it and it is not a generic phrase of
@@ -1300,7 +1310,11 @@ func (a *asker) anaphoric(u *unit) map[*sentence]bool {
 			// earlier.
 			var before []int
 			for _, p := range b.sents[max(0, i-3):i] {
-				before = append(before, p.stems...)
+				for k, st := range p.stems {
+					if !p.tagged || strings.HasPrefix(p.toks[k].Tag, "NN") {
+						before = append(before, st) // named as a noun: "to form a vesicle" names no form
+					}
+				}
 			}
 			// "The bulges ...", "Where the bulges meet land, ...": a
 			// definite noun among the first words.
