@@ -58,8 +58,9 @@ import (
 // return.
 type Request struct {
 	Head bool
-	// Path is the request target as sent: an absolute path, no query, no
-	// percent escapes, so it is also net/http's URL.Path.
+	// Path is the request target as sent: an absolute path, no query,
+	// nothing escaped or to escape, so it is also net/http's URL.Path (and
+	// URL.RawPath is empty).
 	Path string
 	// Accept, AcceptEncoding and IfNoneMatch are the values of each field
 	// line of those fields, in order, as http.Request.Header holds them.

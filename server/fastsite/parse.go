@@ -249,13 +249,15 @@ func isValueByte(c byte) bool {
 
 // isPathByte reports whether c may appear in a path the fast path takes:
 // unreserved characters, sub-delims, ':', '@' and '/' (RFC 3986 §3.3),
-// without '%' (so nothing is escaped), '?' and '#'.
+// without '%' (so nothing is escaped), '?' and '#', and without the
+// sub-delims net/url escapes in a path ("!'()*": net/http would keep such a
+// path's form in URL.RawPath).
 func isPathByte(c byte) bool {
 	switch {
 	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
 		return true
 	}
-	return c != 0 && strings.IndexByte("-._~!$&'()*+,;=:@/", c) >= 0
+	return c != 0 && strings.IndexByte("-._~$&+,;=:@/", c) >= 0
 }
 
 // isHostByte reports whether c may appear in a Host the fast path takes: a

@@ -71,6 +71,8 @@ func TestParse(t *testing.T) {
 		{"HTTP/2 preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", handOver, "", nil},
 		{"query", "GET /a?x=1 HTTP/1.1\r\n" + host + "\r\n", handOver, "", nil},
 		{"escape", "GET /%61 HTTP/1.1\r\n" + host + "\r\n", handOver, "", nil},
+		{"a sub-delim net/url escapes", "GET /a(1) HTTP/1.1\r\n" + host + "\r\n", handOver, "", nil},
+		{"sub-delims net/url keeps", "GET /a$&+,;=:@b HTTP/1.1\r\n" + host + "\r\n", complete, "/a$&+,;=:@b", nil},
 		{"fragment", "GET /a#x HTTP/1.1\r\n" + host + "\r\n", handOver, "", nil},
 		{"absolute form", "GET http://example.org/a HTTP/1.1\r\n" + host + "\r\n", handOver, "", nil},
 		{"asterisk", "GET * HTTP/1.1\r\n" + host + "\r\n", handOver, "", nil},
