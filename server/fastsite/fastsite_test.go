@@ -261,6 +261,7 @@ func FuzzConnection(f *testing.F) {
 		getA + "GET /a HTTP/1.1\r\nHo",
 		"HEAD /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\n\r\n",
 		getA + strings.Repeat("GET /a HTTP/1.1\r\nHost: x\r\nX: "+strings.Repeat("y", 3000)+"\r\n\r\n", 4),
+		getA + "GET /a HTTP/1.1\r\nHost: x\r\nX: " + strings.Repeat("y", bufferSize) + "\r\n\r\n",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -273,11 +274,11 @@ func FuzzConnection(f *testing.F) {
 	defer l.Close()
 	f.Fuzz(func(t *testing.T, b []byte) {
 		// What the fast path should answer: the complete requests for /a
-		// at the start.
+		// at the start, each within the buffer.
 		answered, rest := 0, b
 		for {
 			got := parseAll(rest)
-			if got.state != complete || got.path != "/a" {
+			if got.state != complete || got.path != "/a" || got.length > bufferSize {
 				break
 			}
 			answered++
