@@ -510,9 +510,30 @@ func (h *handedConn) Read(p []byte) (int, error) {
 	if len(h.pending) > 0 {
 		n := copy(p, h.pending)
 		h.pending = h.pending[n:]
+		if len(h.pending) == 0 {
+			h.pending = nil // not kept for the connection's life
+		}
 		return n, nil
 	}
 	return h.TCPConn.Read(p)
+}
+
+// WriteTo writes pending, then what the connection reads, to w: the
+// WriteTo of *net.TCPConn, which io.Copy would use, knows nothing of
+// pending.
+func (h *handedConn) WriteTo(w io.Writer) (int64, error) {
+	var n int
+	if len(h.pending) > 0 {
+		var err error
+		n, err = w.Write(h.pending)
+		h.pending = h.pending[n:]
+		if err != nil {
+			return int64(n), err
+		}
+		h.pending = nil
+	}
+	m, err := h.TCPConn.WriteTo(w)
+	return int64(n) + m, err
 }
 
 func (h *handedConn) SetReadDeadline(t time.Time) error {

@@ -250,6 +250,49 @@ func TestShutdown(t *testing.T) {
 	}
 }
 
+// TestHandedConnection: however net/http's side reads a connection handed
+// over, the bytes the fast path had read and not answered come first.
+func TestHandedConnection(t *testing.T) {
+	const rest = "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi"
+	tests := []struct {
+		name string
+		read func(net.Conn) ([]byte, error)
+	}{
+		{"Read", func(c net.Conn) ([]byte, error) { return io.ReadAll(struct{ io.Reader }{c}) }},
+		{"WriteTo, as io.Copy reads", func(c net.Conn) ([]byte, error) {
+			var b bytes.Buffer
+			_, err := io.Copy(&b, c)
+			return b.Bytes(), err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := New(ln, &answerA{}, &http.Server{})
+			defer l.Shutdown(context.Background())
+			c := dial(t, l)
+			io.WriteString(c, getA+rest)
+			c.(*net.TCPConn).CloseWrite()
+			h, err := l.Accept()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close()
+			h.SetDeadline(time.Now().Add(5 * time.Second))
+			got, err := tt.read(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != rest {
+				t.Fatalf("read %q, want %q", got, rest)
+			}
+		})
+	}
+}
+
 // FuzzConnection sends arbitrary bytes on a connection, then ends it, and
 // checks that the fast path answers whole requests from the start and
 // hands every byte after them to net/http as it was sent.
