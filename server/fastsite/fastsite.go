@@ -24,9 +24,11 @@
 // WriteTimeout, each falling back to ReadTimeout as net/http's do), set on
 // the socket rounded up to a quarter of a second and only when they
 // change, as package coalesce does for net/http's connections; a request
-// handed over keeps the header deadline it started under. Shutdown closes
-// the connections waiting for a request, lets the answers under way finish
-// (with Connection: close, as net/http's would) and waits for them.
+// handed over keeps the header deadline it started under. The
+// http.Server's Shutdown begins the fast path's too, as it begins its own:
+// the connections waiting for a request are closed at once, and the
+// answers under way finish with Connection: close, as net/http's would;
+// Listener.Shutdown waits for them.
 //
 // Only plain TCP connections take the fast path (the server terminates no
 // TLS and speaks no h2c); HTTP/1.0 requests go to net/http.
@@ -116,7 +118,7 @@ type accepted struct {
 
 // New serves the fast path on the connections ln accepts, with a's
 // answers and srv's timeouts, and returns the listener srv serves the
-// rest on.
+// rest on. srv.Shutdown begins the listener's shutdown (see Shutdown).
 func New(ln net.Listener, a Answerer, srv *http.Server) *Listener {
 	l := &Listener{
 		ln:         ln,
@@ -128,6 +130,10 @@ func New(ln net.Listener, a Answerer, srv *http.Server) *Listener {
 		closed:     make(chan struct{}),
 		conns:      map[*conn]struct{}{},
 	}
+	// net/http closes its idle connections at once on Shutdown, while it
+	// waits for its requests under way: the fast path's idle ones must not
+	// wait for those either.
+	srv.RegisterOnShutdown(l.beginShutdown)
 	go l.acceptLoop()
 	return l
 }
@@ -167,15 +173,9 @@ func (l *Listener) Addr() net.Addr { return l.ln.Addr() }
 // its idle ones) and waits until the others have sent the answer under way
 // (with Connection: close) and closed, or until ctx is done, when it
 // closes them. Connections already handed over are net/http's: shut the
-// http.Server down too.
+// http.Server down too, first (its Shutdown has begun this one already).
 func (l *Listener) Shutdown(ctx context.Context) error {
-	l.Close() //nolint:errcheck // closing twice is fine; the accept loop ends either way
-	l.shuttingDown.Store(true)
-	l.mu.Lock()
-	for c := range l.conns {
-		c.wake()
-	}
-	l.mu.Unlock()
+	l.beginShutdown()
 	done := make(chan struct{})
 	go func() { l.running.Wait(); close(done) }()
 	select {
@@ -190,6 +190,18 @@ func (l *Listener) Shutdown(ctx context.Context) error {
 		<-done
 		return ctx.Err()
 	}
+}
+
+// beginShutdown stops accepting and closes the connections waiting for a
+// request or the rest of one; those answering close after their answer.
+func (l *Listener) beginShutdown() {
+	l.Close() //nolint:errcheck // closing twice is fine; the accept loop ends either way
+	l.shuttingDown.Store(true)
+	l.mu.Lock()
+	for c := range l.conns {
+		c.wake()
+	}
+	l.mu.Unlock()
 }
 
 func (l *Listener) acceptLoop() {

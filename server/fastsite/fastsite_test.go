@@ -250,6 +250,45 @@ func TestShutdown(t *testing.T) {
 	}
 }
 
+// TestShutdownWhileNetHTTPIsBusy: http.Server.Shutdown closes the fast
+// path's connections waiting for a request at once, as it closes its own
+// idle ones, even while it waits for a request of its own under way (the
+// command calls Listener.Shutdown only once it returns).
+func TestShutdownWhileNetHTTPIsBusy(t *testing.T) {
+	tests := []struct {
+		name string
+		// sent is sent on the fast path's connection before the shutdown;
+		// answered is how many answers to read first.
+		sent     string
+		answered int
+	}{
+		{"idle after an answer", getA, 1},
+		{"a request begun", getA + "GET /a HTTP/1.1\r\n", 1},
+		{"nothing sent yet", "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			release := make(chan struct{})
+			defer close(release)
+			srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release })}
+			l := start(t, &answerA{}, srv)
+			c := dial(t, l)
+			io.WriteString(c, tt.sent)
+			bodies(t, bufio.NewReader(c), tt.answered)
+			busy := dial(t, l)
+			io.WriteString(busy, "GET /busy HTTP/1.1\r\nHost: x\r\n\r\n")
+			time.Sleep(20 * time.Millisecond)
+
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			go srv.Shutdown(ctx)
+			if !closedWithin(t, c, time.Second) {
+				t.Fatal("the fast path's connection stays open while net/http shuts down")
+			}
+		})
+	}
+}
+
 // TestHandedConnection: however net/http's side reads a connection handed
 // over, the bytes the fast path had read and not answered come first.
 func TestHandedConnection(t *testing.T) {
