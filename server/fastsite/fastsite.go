@@ -311,6 +311,7 @@ func (c *conn) run() net.Conn {
 	// for more of it is needed).
 	c.headerBy = deadlineAfter(time.Now(), c.l.readHeader)
 	idleBy, headerSet := c.headerBy, true
+	answered := false
 	for {
 		if c.start == c.end {
 			c.start, c.end = 0, 0
@@ -318,7 +319,14 @@ func (c *conn) run() net.Conn {
 		state, length := c.p.feed(c.buf[c.start:c.end])
 		switch state {
 		case handOver:
-			return c.handed(headerSet)
+			if !answered || c.end-c.start >= 4 {
+				return c.handed(headerSet)
+			}
+			// Between requests net/http waits for four bytes before it
+			// reads one, and closes without an answer when the
+			// connection ends first: so does the fast path, then reads
+			// them anew.
+			c.p = parser{}
 		case complete:
 			start, closing, ok := c.answer(length)
 			if !ok {
@@ -329,6 +337,7 @@ func (c *conn) run() net.Conn {
 			}
 			c.start += length
 			c.p = parser{}
+			answered = true
 			idleBy, headerSet = deadlineAfter(start, c.l.idle), false
 			continue
 		}
@@ -349,8 +358,11 @@ func (c *conn) run() net.Conn {
 		n, err := c.read(c.buf[c.end:], by)
 		c.end += n
 		if err != nil {
-			if err == io.EOF && c.start < c.end {
-				return c.handed(headerSet) // a request cut short: net/http answers it as it does
+			// A request cut short goes to net/http, which answers it as it
+			// does (but for fewer than four bytes after an answer; see
+			// handOver above).
+			if err == io.EOF && c.start < c.end && (!answered || c.end-c.start >= 4) {
+				return c.handed(headerSet)
 			}
 			return nil // closed, timed out or shutting down: close, as net/http does
 		}

@@ -158,6 +158,62 @@ func TestConnections(t *testing.T) {
 	}
 }
 
+// TestConnectionEndsMidRequest: a client that ends its side of the
+// connection in the middle of a request gets what net/http alone gives
+// it: after an answer, nothing for fewer than four bytes (net/http waits
+// for four between requests) and a 400 for more.
+func TestConnectionEndsMidRequest(t *testing.T) {
+	tests := []struct {
+		name, sent string
+		want       []int // the statuses answered
+	}{
+		{"one byte after an answer", getA + "G", []int{200}},
+		{"three bytes after an answer", getA + "GET", []int{200}},
+		{"four bytes after an answer", getA + "GET ", []int{200, 400}},
+		{"a request begun after an answer", getA + "GET /a HTTP/1.1\r\nHo", []int{200, 400}},
+		{"garbage after an answer", getA + "00", []int{200}},
+		{"one byte first", "G", []int{400}},
+		{"a request begun first", "GET /a HTTP/1.1\r\nHo", []int{400}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, fast := range []bool{false, true} {
+				ln, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				srv := &http.Server{Handler: slowHandler}
+				var served net.Listener = ln
+				if fast {
+					served = New(ln, &answerA{}, srv)
+				}
+				go srv.Serve(served)
+				defer srv.Close()
+				c, err := net.Dial("tcp", ln.Addr().String())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(5 * time.Second))
+				io.WriteString(c, tt.sent)
+				c.(*net.TCPConn).CloseWrite()
+				var got []int
+				for r := bufio.NewReader(c); ; {
+					resp, err := http.ReadResponse(r, nil)
+					if err != nil {
+						break
+					}
+					io.Copy(io.Discard, resp.Body)
+					got = append(got, resp.StatusCode)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+					t.Fatalf("fast path %v: statuses %v, want %v", fast, got, tt.want)
+				}
+			}
+		})
+	}
+}
+
 // closedWithin reports whether the server closes c within d, having sent
 // nothing.
 func closedWithin(t *testing.T, c net.Conn, d time.Duration) bool {
@@ -365,6 +421,11 @@ func FuzzConnection(f *testing.F) {
 			}
 			answered++
 			rest = rest[got.length:]
+		}
+		// After an answer, fewer than four bytes are not handed over: the
+		// connection closes on them, as net/http's does.
+		if answered > 0 && len(rest) < 4 {
+			rest = rest[:0]
 		}
 		before := a.count()
 		c, err := net.Dial("tcp", l.Addr().String())
