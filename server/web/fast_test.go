@@ -286,6 +286,43 @@ func testFastPathAnswersAsNetHTTP(t *testing.T, viaSlog bool) {
 	}
 }
 
+// FuzzFastPathAnswersAsNetHTTP sends the same bytes on a connection to the
+// handler through net/http and through the fast path, ends the sending
+// side, and compares everything answered (Date aside) until the server
+// closes.
+func FuzzFastPathAnswersAsNetHTTP(f *testing.F) {
+	for _, seed := range []string{
+		"GET /llms.txt HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET /support/ HTTP/1.1\r\nHost: a\r\nAccept: text/markdown\r\nAccept-Encoding: gzip, br\r\n\r\nHEAD /llms.txt HTTP/1.1\r\nHost: a:80\r\nContent-Length: 0\r\n\r\n",
+		"GET /llms-full.txt HTTP/1.1\r\nHost: [::1]:8080\r\nConnection: keep-alive\r\nIf-None-Match: \"x\"\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET /llms.txt HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /llms.txt HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET /support/ HTTP/1.1\r\nHost: a\r\n\r\n00",
+	} {
+		f.Add([]byte(seed))
+	}
+	s := newFastAndPlain(f, false)
+	all := func(t *testing.T, addr string, b []byte) string {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		c.Write(b)
+		c.(*net.TCPConn).CloseWrite()
+		got, err := io.ReadAll(c)
+		if err != nil {
+			t.Fatalf("%q: %v", b, err)
+		}
+		return dateField.ReplaceAllString(string(got), "\r\nDate: (date)\r\n")
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := all(t, s.fast, b), all(t, s.plain, b); got != want {
+			t.Fatalf("%q\nthrough the fast path:\n%q\nthrough net/http:\n%q", b, got, want)
+		}
+	})
+}
+
 // rawClient1 sends one request again and again on one connection and reads
 // each answer, whose length it learns from the first, without allocating.
 type rawClient1 struct {
