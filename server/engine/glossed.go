@@ -175,7 +175,10 @@ next:
 // or an enumeration of the study names both and they agree in number,
 // and c is no synonym or kind of the answer.
 func (a *asker) ofKind(answer, key string, c markedTerm) bool {
-	if a.rival(answer, c.text) != notKin {
+	if a.kindOf(answer, c.text) || a.kindOf(c.text, answer) {
+		return false
+	}
+	if a.rival(answer, c.text) != notKin || a.suffixKin(answer, c.text) {
 		return true
 	}
 	i, ok := a.markAt[key]
@@ -183,6 +186,56 @@ func (a *asker) ofKind(answer, key string, c markedTerm) bool {
 		return false
 	}
 	return sharesList(a.marks[i].lists, c.lists)
+}
+
+// suffixKin reports whether two one-word terms of the field share a
+// learned ending of six letters or more and differ before it:
+// "exocytosis", "endocytosis" and "phagocytosis" are kinds of one process.
+func (a *asker) suffixKin(x, y string) bool {
+	x, y = strings.ToLower(x), strings.ToLower(y)
+	if strings.ContainsAny(x+y, " -") || isGeneralWord(a.lex, x) || isGeneralWord(a.lex, y) || strings.Contains(x, y) || strings.Contains(y, x) {
+		return false
+	}
+	n := 0
+	for n < len(x) && n < len(y) && x[len(x)-1-n] == y[len(y)-1-n] {
+		n++
+	}
+	return n >= 6 && n < len(x)-1 && n < len(y)-1
+}
+
+// kindOf reports whether the study says x is a kind of y: "Phagocytosis
+// is the form of endocytosis in which …". Offered beside y, x would be
+// right too.
+func (a *asker) kindOf(x, y string) bool {
+	if a.kinds == nil {
+		a.kinds = kindStatements(strings.ToLower(strings.ReplaceAll(a.text, "**", "")))
+	}
+	x, y = strings.ToLower(x), strings.ToLower(y)
+	for _, k := range a.kinds {
+		if (k.before == x || strings.HasSuffix(k.before, " "+x)) && (k.after == y || strings.HasPrefix(k.after, y+" ")) {
+			return true
+		}
+	}
+	return false
+}
+
+// kindStatement is the text around one "… is a kind of …" of a study: up
+// to 60 bytes before and after.
+type kindStatement struct{ before, after string }
+
+// kindPhrase matches the middle of "X is a kind of Y", "X is the form of Y".
+var kindPhrase = regexp.MustCompile(` (?:is|are) (?:a |an |the |one )?(?:special )?(?:form|kind|type|sort|variety|example|case)s? of `)
+
+// kindStatements finds every kind statement of lower, the study's text in
+// lower case without bold marks, in one pass.
+func kindStatements(lower string) []kindStatement {
+	out := []kindStatement{}
+	for _, m := range kindPhrase.FindAllStringIndex(lower, -1) {
+		before := lower[max(0, m[0]-60):m[0]]
+		after := lower[m[1]:min(len(lower), m[1]+60)]
+		out = append(out, kindStatement{before: before, after: after + " "})
+	}
+	return out
 }
 
 // sharesList reports whether two terms' enumerations have one in common.

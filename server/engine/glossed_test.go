@@ -644,3 +644,27 @@ func TestCoverListedSkipsDefinedTerms(t *testing.T) {
 		t.Errorf("%d questions about osmosis, want 1: %+v", n, ex.Questions)
 	}
 }
+
+// TestSuffixKinAndKindOf: one-word terms sharing a learned ending are of
+// one kind, unless the study says one is a kind of the other.
+func TestSuffixKinAndKindOf(t *testing.T) {
+	a := &asker{lex: lexicon.Default(), text: "**Phagocytosis** is the form of endocytosis in which a cell takes in large particles."}
+	kin := []struct {
+		x, y string
+		want bool
+	}{
+		{"exocytosis", "endocytosis", true},
+		{"phagocytosis", "pinocytosis", true},
+		{"transcription", "translation", false}, // "ation" is too short an ending to share
+		{"information", "formation", false},     // general words
+		{"cytosis", "exocytosis", false},        // one holds the other
+	}
+	for _, tt := range kin {
+		if got := a.suffixKin(tt.x, tt.y); got != tt.want {
+			t.Errorf("suffixKin(%q, %q) = %v, want %v", tt.x, tt.y, got, tt.want)
+		}
+	}
+	if !a.kindOf("phagocytosis", "endocytosis") || a.kindOf("endocytosis", "phagocytosis") || a.kindOf("exocytosis", "endocytosis") {
+		t.Error("kindOf: want only phagocytosis to be a kind of endocytosis")
+	}
+}

@@ -116,6 +116,9 @@ type asker struct {
 	marks []markedTerm
 	// unmarked is text without its bold marks, once firstFullName needs it.
 	unmarked string
+	// kinds are the study's "X is a kind of Y" statements, once kindOf
+	// needs them.
+	kinds []kindStatement
 	// fullNames memoizes fullName.
 	fullNames map[string]string
 	// boldWord holds the study's one-word bold terms, lower-cased.
@@ -1042,9 +1045,11 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 			if len(strings.Fields(q.Prompt)) < minContext+1 || a.check(q) != nil {
 				continue
 			}
+			ok := true
 			if withChoices {
-				var ok bool
-				if q, ok = a.withDistractors(u, q, b); !ok {
+				if mc := a.withTermChoices(q); mc.Type == studyloop.QuestionMultipleChoice {
+					q = mc // the study's marked terms of the answer's kind
+				} else if q, ok = a.withDistractors(u, q, b); !ok {
 					continue
 				}
 			}
