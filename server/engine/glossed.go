@@ -719,7 +719,7 @@ func (a *asker) genericMark(term string) bool {
 // A sentence that leans on the one before (leans, or by its opening
 // words) is asked after that one, when that one stands on its own.
 func (a *asker) markCloze(s *sentence, b blank, i int, leans bool) (studyloop.Question, bool) {
-	if !clozeSentence(s, minClozeTokens) || a.partOfTerm(s, b) || participleClause(s, b) || rivalNearby(s, b) || exampleSlot(s, b) || instanceStatement(s, b) || inAside(s, b) || sameAcross(s, b) {
+	if !clozeSentence(s, minClozeTokens) || a.partOfTerm(s, b) || participleClause(s, b) || rivalNearby(s, b) || exampleSlot(s, b) || instanceStatement(s, b) || inAside(s, b) || sameAcross(s, b) || namedAfter(s, b) {
 		return studyloop.Question{}, false
 	}
 	q := studyloop.Question{Type: studyloop.QuestionCloze, Answer: s.text[b.from:b.to], Source: s.span()}

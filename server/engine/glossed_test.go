@@ -584,12 +584,16 @@ func TestCoverListed(t *testing.T) {
 	}
 }
 
-// TestSameAcross: a blank for what a sentence says two groups share is
-// filled by any such thing and is not asked.
+// TestSameAcross: a blank for what a sentence says two groups share, or
+// one that ends the sentence after "the same", is filled by any such thing
+// and is not asked; nor is one whose other name follows it after a comma.
 func TestSameAcross(t *testing.T) {
 	for text, asked := range map[string]bool{
 		"# Genes\n\nIn prokaryotes and eukaryotes, the basics of **elongation** are the same in every living cell studied so far.\n":    false,
 		"# Genes\n\nIn prokaryotes and eukaryotes, **elongation** adds one amino acid at a time to the growing chain of the protein.\n": true,
+		"# Genes\n\nSplicing makes many different messenger RNAs in the nucleus, all derived from the same **elongation**.\n":           false,
+		"# Genes\n\nEvery cell uses the same **elongation** to build all of its proteins from their amino acids.\n":                     true,
+		"# Genes\n\nThe cardioinhibitory centers slow the heart by way of the **elongation**, cranial nerve X.\n":                       false,
 	} {
 		ex, _ := mustOffline(t).Generate(context.Background(), "", text)
 		got := false

@@ -1030,7 +1030,7 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 			if a.presentTense && narrates(s) {
 				break // "Pavlov would sound a tone and then give the dogs the _____"
 			}
-			if sameAcross(s, b) {
+			if sameAcross(s, b) || namedAfter(s, b) {
 				continue
 			}
 			if s.span().End <= a.firstMark {
@@ -1065,8 +1065,24 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 // _____", "the basics of _____ are the same"): any process both have fits.
 func sameAcross(s *sentence, b blank) bool {
 	before := strings.Fields(strings.ToLower(s.text[:b.from]))
-	return len(before) > 0 && before[len(before)-1] == "of" && strings.Contains(strings.ToLower(s.text), "the same")
+	n := len(before)
+	if n >= 2 && before[n-2] == "the" && before[n-1] == "same" && strings.TrimSpace(s.text[b.to:]) == "." {
+		return true // "all derived from the same _____.": any source fits
+	}
+	return n > 0 && before[n-1] == "of" && strings.Contains(strings.ToLower(s.text), "the same")
 }
+
+// namedAfter reports whether the blank is followed by another name of it
+// set off by a comma, short and without an article, to the sentence's end
+// or the next comma: "the _____, cranial nerve X." gives the answer away.
+func namedAfter(s *sentence, b blank) bool {
+	m := appositiveName.FindStringSubmatch(s.text[b.to:])
+	return m != nil && strings.ContainsFunc(m[1], func(r rune) bool { return unicode.IsUpper(r) || unicode.IsDigit(r) })
+}
+
+// appositiveName matches a comma and up to four words with no article,
+// then a comma or the sentence's end.
+var appositiveName = regexp.MustCompile(`^, ((?:[\p{L}\p{N}'-]+ ){0,3}[\p{L}\p{N}'-]+)(?:,|\.$)`)
 
 // rivalNearby reports whether another phrase with the blank's head noun
 // and a different modifier stands in the blank's sentence or the one
