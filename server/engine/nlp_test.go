@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/studyloop/studyloop/server/lexicon"
 )
 
 // TestRetagVerbs: the tagger's plural nouns and present-tense verbs,
@@ -125,6 +127,20 @@ func TestInitialsEndNoSentence(t *testing.T) {
 		}
 		if len(got) != tt.want {
 			t.Errorf("%q: sentences %q, want %d", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestCutOff(t *testing.T) {
+	lex := lexicon.Default()
+	for def, want := range map[string]bool{
+		"Selecting values by dividing the overall population into homogeneous": true,
+		"A block of text in a program":                                         false,
+		"A block of text in a program.":                                        false,
+		"Selecting values by dividing the population into homogeneous groups.": false,
+	} {
+		if got := cutOff(lex, def); got != want {
+			t.Errorf("cutOff(%q) = %v, want %v", def, got, want)
 		}
 	}
 }

@@ -230,7 +230,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 		u.facts = slices.DeleteFunc(u.facts, func(f fact) bool {
 			switch f.kind {
 			case factDefinition:
-				return strings.HasPrefix(f.def, "See ") || notConfused.MatchString(f.def) // a cross-reference or a caution, not a definition
+				return strings.HasPrefix(f.def, "See ") || notConfused.MatchString(f.def) || cutOff(a.lex, f.def) // a cross-reference, a caution or a broken line, not a definition
 			case factPair:
 				return !a.termPair(f)
 			case factCell:
@@ -687,6 +687,18 @@ func (a *asker) shortAnswers(u *unit, n int) []studyloop.Question {
 // “S” mean?" names nothing), and short enough to recall.
 func recallable(f fact) bool {
 	return !isAcronym(f.term) && utf8.RuneCountInString(strings.TrimSpace(f.term)) > 1 && len(strings.Fields(f.def)) <= maxRecalledWords && !circular(f)
+}
+
+// cutOff reports whether a definition stops mid-phrase: no closing
+// punctuation after a word WordNet knows, but not as a noun ("… dividing
+// the overall population into homogeneous").
+func cutOff(lex *lexicon.Lexicon, def string) bool {
+	def = strings.TrimSpace(def)
+	if def == "" || strings.ContainsAny(def[len(def)-1:], ".!?)\"'”’") {
+		return false
+	}
+	last := strings.ToLower(lastWord(def))
+	return lex.Senses(last) > 0 && !lex.IsNoun(last)
 }
 
 // circular reports whether a one-word term's definition uses the term's
