@@ -1059,7 +1059,7 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 			}
 			ok := true
 			if withChoices {
-				if mc := a.withTermChoices(q); mc.Type == studyloop.QuestionMultipleChoice {
+				if mc := a.markChoices(q, b); mc.Type == studyloop.QuestionMultipleChoice {
 					q = mc // the study's marked terms of the answer's kind
 				} else if q, ok = a.withDistractors(u, q, b); !ok {
 					continue
@@ -1070,6 +1070,16 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 		}
 	}
 	return out
+}
+
+// markChoices is withTermChoices for a blank that is a marked term (in
+// bold or code; a keyphrase's blank carries its key), and q as it is for
+// any other: the study's marks are no kin of its other phrases.
+func (a *asker) markChoices(q studyloop.Question, b blank) studyloop.Question {
+	if b.key != "" {
+		return q
+	}
+	return a.withTermChoices(q)
 }
 
 // sameAcross reports whether the blank names what a sentence says two
