@@ -756,6 +756,9 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 	}
 	from := 0
 	article := ""
+	if s.lower[0] == "one" {
+		return studyloop.Question{}, false // "One joule is the amount of energy …" defines a unit by a measurement
+	}
 	if t := s.lower[0]; t == "a" || t == "an" || t == "the" {
 		from, article = 1, t+" "
 	}
