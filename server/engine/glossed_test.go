@@ -567,67 +567,29 @@ func TestListedTerms(t *testing.T) {
 
 // TestCoverListed: a listed key term that the text names but no question
 // asks is asked from its definition in the list, in the topic that names
-// it; one the text never names is not.
+// it; one the text never names is not. The list may set its terms in bold,
+// as a definition list or as plain "term: definition" lines.
 func TestCoverListed(t *testing.T) {
-	text := "# Gases\n\n## Pressure\n\nAir pushes on every surface it touches, and the push per unit of area is its pressure, which changes with the weather from day to day. Why would a lab keep a barometer?\n\n" +
-		"## Key Terms\n\n- **barometer**: an instrument that measures the pressure of the atmosphere\n- **manometer**: an instrument that measures the pressure of a gas in a container\n"
-	ex := generate(t, mustOffline(t), text)
-	var asked []string
-	for _, q := range ex.Questions {
-		asked = append(asked, q.Answer)
-		if q.Answer == "barometer" && (q.Type != studyloop.QuestionTermDefinition || ex.Topics[q.Topic].Title != "Pressure") {
-			t.Errorf("barometer asked as %s in topic %q, want a term from its definition in %q", q.Type, ex.Topics[q.Topic].Title, "Pressure")
-		}
+	body := "# Gases\n\n## Pressure\n\nAir pushes on every surface it touches, and the push per unit of area is its pressure, which changes with the weather from day to day. Why would a lab keep a barometer?\n\n## Key Terms\n\n"
+	lists := map[string]string{
+		"bold":            "- **barometer**: an instrument that measures the pressure of the atmosphere\n- **manometer**: an instrument that measures the pressure of a gas in a container\n",
+		"definition list": "barometer\n: an instrument that measures the pressure of the atmosphere\n\nmanometer\n: an instrument that measures the pressure of a gas in a container\n",
+		"plain lines":     "- barometer: an instrument that measures the pressure of the atmosphere\n- manometer: an instrument that measures the pressure of a gas in a container\n",
 	}
-	if !slices.Contains(asked, "barometer") || slices.Contains(asked, "manometer") {
-		t.Errorf("answers %q, want barometer and not manometer", asked)
-	}
-}
-
-// TestSameAcross: a blank for what a sentence says two groups share, or
-// one that ends the sentence after "the same", is filled by any such thing
-// and is not asked; nor is one whose other name follows it after a comma.
-func TestSameAcross(t *testing.T) {
-	for text, asked := range map[string]bool{
-		"# Genes\n\nIn prokaryotes and eukaryotes, the basics of **elongation** are the same in every living cell studied so far.\n":    false,
-		"# Genes\n\nIn prokaryotes and eukaryotes, **elongation** adds one amino acid at a time to the growing chain of the protein.\n": true,
-		"# Genes\n\nSplicing makes many different messenger RNAs in the nucleus, all derived from the same **elongation**.\n":           false,
-		"# Genes\n\nEvery cell uses the same **elongation** to build all of its proteins from their amino acids.\n":                     true,
-		"# Genes\n\nThe cardioinhibitory centers slow the heart by way of the **elongation**, cranial nerve X.\n":                       false,
-	} {
-		ex, _ := mustOffline(t).Generate(context.Background(), "", text)
-		got := false
-		for _, q := range ex.Questions {
-			got = got || q.Answer == "elongation"
-		}
-		if got != asked {
-			t.Errorf("%q: elongation asked = %v, want %v (%+v)", text, got, asked, ex.Questions)
-		}
-	}
-}
-
-// TestWorkedExampleParagraphs: a worked example set off by bold labels
-// rather than a heading ("**Example 9.1**" … "**Answer:** 221 kPa") gives
-// no questions, nor does its answer line read as a glossary entry; the
-// text after its answer is the lesson again.
-func TestWorkedExampleParagraphs(t *testing.T) {
-	text := "# Gases\n\n## Gas Pressure\n\n**Pressure** is the force exerted on a surface divided by the area over which the force acts.\n\n" +
-		"**Example 9.1** Converting Pressure Units\n\nA weather report gives the air pressure of the region as 29.2 inches of mercury on the coast.\n\n" +
-		"**Solution**\n\nOne inch equals 25.4 millimeters, so the pressure of 29.2 inches of mercury equals 742 millimeters of mercury on the barometer.\n\n" +
-		"**Check Your Learning**\n\nA bicycle tire holds air at a pressure of 32.0 pounds per square inch on a warm day.\n\n**Answer:** 221 kPa\n\n" +
-		"The **manometer** is a device that compares the pressure of a gas in a container with the pressure of the atmosphere.\n"
-	ex := generate(t, mustOffline(t), text)
-	answers := map[string]bool{}
-	for _, q := range ex.Questions {
-		answers[q.Answer] = true
-		for _, inExample := range []string{"weather report", "25.4", "bicycle", "221"} {
-			if strings.Contains(q.Prompt+q.Answer, inExample) {
-				t.Errorf("asked from the worked example: %q → %q", q.Prompt, q.Answer)
+	for name, list := range lists {
+		t.Run(name, func(t *testing.T) {
+			ex := generate(t, mustOffline(t), body+list)
+			var asked []string
+			for _, q := range ex.Questions {
+				asked = append(asked, q.Answer)
+				if q.Answer == "barometer" && (q.Type != studyloop.QuestionTermDefinition || ex.Topics[q.Topic].Title != "Pressure") {
+					t.Errorf("barometer asked as %s in topic %q, want a term from its definition in %q", q.Type, ex.Topics[q.Topic].Title, "Pressure")
+				}
 			}
-		}
-	}
-	if !answers["manometer"] {
-		t.Errorf("the text after the example's answer not asked: %+v", ex.Questions)
+			if !slices.Contains(asked, "barometer") || slices.Contains(asked, "manometer") {
+				t.Errorf("answers %q, want barometer and not manometer", asked)
+			}
+		})
 	}
 }
 

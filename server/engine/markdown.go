@@ -560,8 +560,8 @@ func listedTerms(sections []*section) []fact {
 			continue
 		}
 		for _, f := range s.facts {
-			if f.kind == factDefinition {
-				out = append(out, f)
+			if f.kind == factDefinition || f.kind == factPair {
+				out = append(out, f) // "**term**: …", a definition list, or a plain "term: …" line
 			}
 		}
 	}
