@@ -208,7 +208,7 @@ func (a *asker) suffixKin(x, y string) bool {
 // right too.
 func (a *asker) kindOf(x, y string) bool {
 	if a.kinds == nil {
-		a.kinds = kindStatements(strings.ToLower(strings.ReplaceAll(a.text, "**", "")))
+		a.kinds = kindStatements(strings.ToLower(a.unmarkedText()))
 	}
 	x, y = strings.ToLower(x), strings.ToLower(y)
 	for _, k := range a.kinds {
@@ -669,14 +669,7 @@ func (a *asker) unaskedBlanks(s *sentence) []blank {
 		if sp.Start < s.start || sp.End > s.start+len(s.text) {
 			continue
 		}
-		end := wordEnd(s.block.p.text, sp.End)
-		from, to := sp.Start-s.start, end-s.start
-		if first, rest, ok := strings.Cut(s.text[from:to], " "); ok && quantityWords[strings.ToLower(first)] {
-			from = to - len(rest) // as rankSentences does
-		}
-		if m := trailingOtherName.FindStringIndex(s.text[from:to]); m != nil && m[0] > 0 {
-			to = from + m[0] // "an **unconditioned response (UCR)**" blanks the name; the prompt drops "(UCR)"
-		}
+		from, to := markSpan(s, sp)
 		term := s.text[from:to]
 		if a.genericMark(term) {
 			continue
@@ -719,7 +712,7 @@ func (a *asker) genericMark(term string) bool {
 // A sentence that leans on the one before (leans, or by its opening
 // words) is asked after that one, when that one stands on its own.
 func (a *asker) markCloze(s *sentence, b blank, i int, leans bool) (studyloop.Question, bool) {
-	if !clozeSentence(s, minClozeTokens) || a.partOfTerm(s, b) || participleClause(s, b) || rivalNearby(s, b) || exampleSlot(s, b) || instanceStatement(s, b) || inAside(s, b) || sameAcross(s, b) || namedAfter(s, b) {
+	if !clozeSentence(s, minClozeTokens) || a.unfitBlank(s, b) {
 		return studyloop.Question{}, false
 	}
 	q := studyloop.Question{Type: studyloop.QuestionCloze, Answer: s.text[b.from:b.to], Source: s.span()}

@@ -174,9 +174,7 @@ func answerKey(s string) string {
 // "analysis", "physics", "species").
 func singular(w string) string {
 	switch {
-	case len(w) <= 3 || !strings.HasSuffix(w, "s") || sEnding[w]:
-		return w
-	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"), strings.HasSuffix(w, "ics"):
+	case len(w) <= 3 || !strings.HasSuffix(w, "s") || !plural(w) || sEnding[w]:
 		return w
 	case strings.HasSuffix(w, "ies") && len(w) > 4:
 		return w[:len(w)-3] + "y"

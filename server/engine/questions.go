@@ -114,7 +114,7 @@ type asker struct {
 	// marks are the study's bold terms, the wrong choices of questions
 	// that ask for one.
 	marks []markedTerm
-	// unmarked is text without its bold marks, once firstFullName needs it.
+	// unmarked is text without its bold marks, once unmarkedText is asked.
 	unmarked string
 	// kinds are the study's "X is a kind of Y" statements, once kindOf
 	// needs them.
@@ -546,10 +546,7 @@ func (a *asker) fullName(answer string) string {
 // surname: up to three capitalised words or initials right before it,
 // less a sentence's first word ("Later John B. Watson").
 func (a *asker) firstFullName(surname string) string {
-	if a.unmarked == "" {
-		a.unmarked = strings.ReplaceAll(a.text, "**", "")
-	}
-	text := a.unmarked
+	text := a.unmarkedText()
 	for at := strings.Index(text, " "+surname); at >= 0; {
 		end := at + 1 + len(surname)
 		if end >= len(text) || !isLetterOrDigit(rune(text[end])) {
@@ -576,6 +573,15 @@ func (a *asker) firstFullName(surname string) string {
 		at = end + next
 	}
 	return ""
+}
+
+// unmarkedText is the study's text without its bold marks, worked out
+// once.
+func (a *asker) unmarkedText() string {
+	if a.unmarked == "" {
+		a.unmarked = strings.ReplaceAll(a.text, "**", "")
+	}
+	return a.unmarked
 }
 
 // particleKind is the substance of a two-word answer that names its
@@ -942,15 +948,9 @@ func (a *asker) rankSentences(u *unit, minWords int) clozeSource {
 			marks = true
 			b.End = wordEnd(s.block.p.text, b.End)
 			if b.End <= s.start+len(s.text) && len(strings.Fields(s.block.p.text[b.Start:b.End])) <= 5 && nounPhraseAt(s, b.Start-s.start, b.End-s.start) {
-				from, to := b.Start-s.start, b.End-s.start
-				if m := trailingOtherName.FindStringIndex(s.text[from:to]); m != nil && m[0] > 0 {
-					to = from + m[0] // "**atmosphere (atm)**" asks "atmosphere", and accepts "atm"
-				}
-				if first, rest, ok := strings.Cut(s.text[from:to], " "); ok && quantityWords[strings.ToLower(first)] {
-					from = to - len(rest) // "**extra greenhouse absorbers**" asks "greenhouse absorbers"
-					if genericHeads[headNoun(rest)] {
-						continue // "**greater fraction**" stresses, and names no term
-					}
+				from, to := markSpan(s, b)
+				if from > b.Start-s.start && genericHeads[headNoun(s.text[from:to])] {
+					continue // "**greater fraction**" stresses, and names no term
 				}
 				bold = append(bold, blank{from: from, to: to, class: boldClass(s, from, to)})
 				score[s] += 10
@@ -1005,6 +1005,22 @@ func (a *asker) markedOrSpecific(p phrase) bool {
 	return false
 }
 
+// markSpan returns the bytes of s that a cloze blanks for the bold span
+// sp: the whole word it ends in, without an opening quantity word
+// ("**extra greenhouse absorbers**" asks "greenhouse absorbers") or a
+// closing other name in brackets ("**atmosphere (atm)**" asks
+// "atmosphere", and the prompt drops "(atm)").
+func markSpan(s *sentence, sp studyloop.Span) (from, to int) {
+	from, to = sp.Start-s.start, wordEnd(s.block.p.text, sp.End)-s.start
+	if first, rest, ok := strings.Cut(s.text[from:to], " "); ok && quantityWords[strings.ToLower(first)] {
+		from = to - len(rest)
+	}
+	if m := trailingOtherName.FindStringIndex(s.text[from:to]); m != nil && m[0] > 0 {
+		to = from + m[0]
+	}
+	return from, to
+}
+
 // codeBlanks returns the code spans of s that name something, as blanks:
 // one to three words with a letter in each, not a whole statement of code
 // ("max-age=3600").
@@ -1039,14 +1055,11 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 			break
 		}
 		for _, b := range blanks[s] {
-			if a.partOfTerm(s, b) || participleClause(s, b) || rivalNearby(s, b) || exampleSlot(s, b) || !b.code && !nounPhraseAt(s, b.from, b.to) || instanceStatement(s, b) || inAside(s, b) {
+			if a.unfitBlank(s, b) || !b.code && !nounPhraseAt(s, b.from, b.to) {
 				continue
 			}
 			if a.presentTense && narrates(s) {
 				break // "Pavlov would sound a tone and then give the dogs the _____"
-			}
-			if sameAcross(s, b) || namedAfter(s, b) {
-				continue
 			}
 			if s.span().End <= a.firstMark {
 				break // the chapter's opening, before the first term it marks, introduces
@@ -1073,6 +1086,16 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 		}
 	}
 	return out
+}
+
+// unfitBlank reports whether blank b of s fails one of the checks every
+// cloze passes, from the topic's clozes and the bold terms' alike: it is
+// part of a longer term, opens a participle clause, has a rival nearby, is
+// an example's slot or an instance, stands in an aside, names what two
+// groups share or is followed by another name of itself.
+func (a *asker) unfitBlank(s *sentence, b blank) bool {
+	return a.partOfTerm(s, b) || participleClause(s, b) || rivalNearby(s, b) || exampleSlot(s, b) || instanceStatement(s, b) ||
+		inAside(s, b) || sameAcross(s, b) || namedAfter(s, b)
 }
 
 // markChoices is withTermChoices for a blank that is a marked term (in
