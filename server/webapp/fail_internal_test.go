@@ -2,6 +2,7 @@ package webapp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -49,6 +50,13 @@ func TestFailOfACutOffRequest(t *testing.T) {
 	a.fail(w, r, fmt.Errorf("store: list studies: %w", context.Canceled))
 	if w.Code != http.StatusRequestTimeout || logs.Len() != 0 {
 		t.Errorf("status %d, log %q; want 408 and no log", w.Code, logs.String())
+	}
+	// A cut-off request whose store error does not name the context (an
+	// interrupted SQLite statement) is cut off too.
+	w = httptest.NewRecorder()
+	a.fail(w, r, errors.New("store: list studies: interrupted (9)"))
+	if w.Code != http.StatusRequestTimeout || logs.Len() != 0 {
+		t.Errorf("status %d, log %q for an interrupted statement of a cut-off request; want 408 and no log", w.Code, logs.String())
 	}
 	// The same error on a request still open is the server's.
 	r = httptest.NewRequest("POST", "/app/studies/pdf", nil).WithContext(studyloop.ContextWithUserID(context.Background(), 1))
