@@ -717,11 +717,11 @@ func (a *asker) markCloze(s *sentence, b blank, i int, leans bool) (studyloop.Qu
 	}
 	q := studyloop.Question{Type: studyloop.QuestionCloze, Answer: s.text[b.from:b.to], Source: s.span()}
 	q.Prompt, q.Alternatives = clozePrompt(s, b)
-	if len(strings.Fields(q.Prompt)) < minClozeContext+1 {
-		return studyloop.Question{}, false // "_____ is similar in prokaryotes and eukaryotes" fits too much
-	}
+	// A short sentence ("The unwound region is called a _____.") fits too
+	// much alone and is asked after the sentence before.
+	short := len(strings.Fields(q.Prompt)) < minClozeContext+1
 	a.tagged[s.text] = s.toks
-	if !leans && !s.hasProblem() {
+	if !short && !leans && !s.hasProblem() {
 		return q, a.check(q) == nil
 	}
 	if i < 1 || !startsLeaning(s) {

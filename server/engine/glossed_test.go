@@ -254,24 +254,39 @@ func TestDefinitionAnswerStandsAlone(t *testing.T) {
 	}
 }
 
-// TestClozeLeavesOutCommaOtherName: ", also called a solution," after the
-// blank would be copied as the answer; the cloze leaves it out and
-// accepts it.
-func TestClozeLeavesOutCommaOtherName(t *testing.T) {
-	text := "# Mixtures\n\nA **homogeneous mixture**, also called a **solution**, has the same composition in every part of any sample that a chemist draws from the flask. Salt water keeps one composition from the top of the glass to the bottom."
-	ex, err := mustOffline(t).Generate(context.Background(), "", text)
-	if err != nil {
-		t.Fatal(err)
+// TestClozeLeavesOutOtherName: another name of the blank's term right
+// after it (", also called a solution,", "or nonsense codons", "or simply
+// Starling's law") would be copied as the answer; the cloze leaves it out
+// and accepts it. "or" before a term in plain text joins two things and
+// stays.
+func TestClozeLeavesOutOtherName(t *testing.T) {
+	tests := []struct {
+		text, answer, other string
+		left                bool // the other name leaves the prompt
+	}{
+		{"A **homogeneous mixture**, also called a **solution**, has the same composition in every part of any sample that a chemist draws from the flask.", "homogeneous mixture", "solution", true},
+		{"Since no blood leaves the ventricles at first, the opening phase of ventricular systole is named **isovolumic contraction**, also called isovolumetric contraction.", "isovolumic contraction", "isovolumetric contraction", true},
+		{"Three of the sixty-four codons code for no amino acid at all and end the growing chain. These are called **stop codons** or **nonsense codons**.", "stop codons", "nonsense codons", true},
+		{"The relation between the stretch of the ventricle and the force of its contraction is the **Frank-Starling mechanism** or simply Starling’s law of the heart.", "Frank-Starling mechanism", "Starling’s law of the heart", true},
+		{"The amount of blood each ventricle pumps in one minute depends on the **stroke volume** or heart rate of the resting adult heart.", "stroke volume", "heart rate", false},
 	}
-	for _, q := range ex.Questions {
-		if q.Answer == "homogeneous mixture" {
-			if strings.Contains(q.Prompt, "solution") || !slices.Contains(q.Alternatives, "solution") {
-				t.Errorf("question %q accepts %q", q.Prompt, q.Alternatives)
-			}
-			return
+	g := mustOffline(t)
+	for _, tt := range tests {
+		ex, err := g.Generate(context.Background(), "", "# Terms\n\n"+tt.text+" Blood flows through the four chambers of the heart in every cycle of the pump.")
+		if err != nil {
+			t.Errorf("%q: %v", tt.answer, err)
+			continue
+		}
+		i := slices.IndexFunc(ex.Questions, func(q studyloop.Question) bool { return q.Answer == tt.answer })
+		if i < 0 {
+			t.Errorf("no question of %q among %+v", tt.answer, ex.Questions)
+			continue
+		}
+		q := ex.Questions[i]
+		if left := !strings.Contains(q.Prompt, tt.other); left != tt.left || left != slices.Contains(q.Alternatives, tt.other) {
+			t.Errorf("question %q accepts %q; want %q left out and accepted: %v", q.Prompt, q.Alternatives, tt.other, tt.left)
 		}
 	}
-	t.Errorf("no question of the homogeneous mixture among %+v", ex.Questions)
 }
 
 func TestNamedInside(t *testing.T) {

@@ -128,9 +128,17 @@ func needsContext(prompt string) bool {
 	// that sentence: "The ventricles hold 130 mL. What is this volume
 	// called?"
 	lead, _, _ := strings.Cut(p, ". What ")
+	opening := -1 // where a cloze's sentence starts after its lead-in
+	if m := sentenceBreak.FindStringIndex(lead); m != nil {
+		opening = m[1] - 1
+	}
 	for _, m := range demonstrative.FindAllStringSubmatchIndex(lead, -1) {
 		which, next := strings.ToLower(lead[m[2]:m[3]]), strings.ToLower(lead[m[4]:m[5]])
 		switch {
+		case m[0] == opening && which != "such" && which != "those" && (beForms[next] || quantityNouns[next] && strings.ContainsAny(lead[:m[0]], "0123456789")):
+			// "… three of the codons do not code for an amino acid. These
+			// are called _____.", "… contain 130 mL blood. This volume is
+			// …": opening the sentence after the lead-in, it points at it
 		case contextFree[next], which == "such" && forwardSuch[next]:
 		case which == "those" && (forwardThose[next] || strings.HasSuffix(next, "ed")):
 			// "those that decrease it", "those encoded by exons"
@@ -249,6 +257,14 @@ var countedThings = regexp.MustCompile(`\bthe (?:two|three|four|five|six) \pL+`)
 // sentence ("uses these molecules"): the thing it names was introduced
 // earlier. "This way" and "by this means" point forward and are allowed.
 var demonstrative = regexp.MustCompile(`(?i)\b(this|these|those|such)\s+(\pL+|_____)`)
+
+// sentenceBreak matches the end of a prompt's first sentence and the
+// capital that opens the next.
+var sentenceBreak = regexp.MustCompile(`[.!?] \p{Lu}`)
+
+// quantityNouns name an amount: "this volume" after a sentence that gives
+// one in figures points at it.
+var quantityNouns = wordSet(`volume amount quantity value number total`)
 
 // forwardThose are the words after which "those" points forward, at
 // the clause that follows: "those that decrease contractility".

@@ -38,6 +38,13 @@ func TestPrecisionChecks(t *testing.T) {
 		{"needs earlier sentence", cloze("The output is cryptic because it is a series of commands for tools like _____.", "patch"), true},
 		{"needs earlier sentence", cloze("The contribution to the outgoing radiation falls as the _____ rises.", "absorptivity"), true},
 		{"needs earlier sentence", cloze("The output of a gene is a _____ or an RNA.", "protein"), false},
+		// After a lead-in sentence, an opening "These are" or "This volume"
+		// (after a figure) points at it; elsewhere it points further back.
+		{"needs earlier sentence", cloze("Three codons code for no amino acid. These are called _____.", "stop codons"), false},
+		{"needs earlier sentence", cloze("The ventricles hold about 130 mL at rest. This volume is known as the _____.", "end diastolic volume"), false},
+		{"needs earlier sentence", cloze("The ventricles hold blood at rest. This volume is known as the _____.", "end diastolic volume"), true},
+		{"needs earlier sentence", cloze("These are called _____.", "stop codons"), true},
+		{"needs earlier sentence", cloze("Three codons code for no amino acid. Those are called _____.", "stop codons"), true},
 		{"needs earlier sentence", cloze("The _____ enables RNA polymerase to bind to a promoter, thus allowing for the transcription of genes.", "σ factor"), false},
 		{"needs earlier sentence", cloze("Factors that increase contractility are described as positive inotropic factors, and those that decrease it are described as _____.", "negative inotropic factors"), false},
 		{"needs earlier sentence", cloze("Primary transcripts must be processed to protect these transcripts from _____.", "degradation"), false},

@@ -1139,7 +1139,8 @@ var appositiveName = regexp.MustCompile(`^, ((?:[\p{L}\p{N}'-]+ ){0,3}[\p{L}\p{N
 // rival ("the first two positions" beside "wobble position"), nor does a
 // phrase of the other number, which would not fit the slot, nor does
 // the aside right after the blank that names its kinds ("the two _____,
-// the tricuspid and mitral valves,").
+// the tricuspid and mitral valves,"), nor another name of the term right
+// after it ("stop codons or nonsense codons").
 func rivalNearby(s *sentence, b blank) bool {
 	var answer []int
 	for i, t := range s.toks {
@@ -1162,6 +1163,13 @@ func rivalNearby(s *sentence, b blank) bool {
 			if s.toks[k].Text == "," || k == len(s.toks)-1 {
 				aside = k
 				break
+			}
+		}
+	}
+	if _, end := otherNamesAfter(s, b); end > b.to {
+		for k, t := range s.toks {
+			if t.End() <= end {
+				aside = max(aside, k) // "stop codons or nonsense codons": another name is no rival
 			}
 		}
 	}
@@ -1510,15 +1518,8 @@ func (a *asker) partOfTerm(s *sentence, b blank) bool {
 // end diastolic volume (EDV) is") would give it away: it is left out of the
 // prompt and returned as an answer the student may give instead.
 func clozePrompt(s *sentence, b blank) (string, []string) {
-	rest := s.text[b.to:]
-	var alternatives []string
-	if m := leadingOtherName.FindStringSubmatch(rest); m != nil && (m[1] == "" || abbreviates(m[1], s.text[b.from:b.to])) {
-		rest = rest[len(m[0]):] // "a polyribosome (or polysome)": the other name is right too
-		alternatives = []string{m[1] + m[2]}
-	} else if m := commaOtherName.FindStringSubmatch(rest); m != nil {
-		rest = rest[len(m[0]):] // "A homogeneous mixture, also called a solution, has …"
-		alternatives = []string{m[1]}
-	}
+	alternatives, end := otherNamesAfter(s, b)
+	rest := s.text[end:]
 	from := s.body()
 	if from > b.from {
 		from = 0 // the blank is in the opener: keep the sentence whole (the checks refuse it)
@@ -1543,9 +1544,68 @@ func clozePrompt(s *sentence, b blank) (string, []string) {
 // leadingOtherName matches otherNameInBrackets at the start of a text.
 var leadingOtherName = regexp.MustCompile(`^\s*` + otherNameInBrackets)
 
-// commaOtherName matches another name set off by commas right after a
-// blank: ", also called a solution,". Its group is the name.
-var commaOtherName = regexp.MustCompile(`^, (?:also called|also known as|or) (?:an? |the )?([\p{L}\p{N}' -]{2,40}?),`)
+// otherNamesAfter returns the other names of the blank's term that the
+// sentence gives right after it, and where the text after them starts:
+// "a polyribosome (or polysome)", "the end diastolic volume (EDV) or
+// preload", "isovolumic contraction, also called isovolumetric
+// contraction." A cloze leaves them out of its prompt (they would answer
+// it) and accepts them.
+func otherNamesAfter(s *sentence, b blank) ([]string, int) {
+	var names []string
+	end := b.to
+	if m := leadingOtherName.FindStringSubmatchIndex(s.text[end:]); m != nil {
+		abbr, name := group(s.text[end:], m, 1), group(s.text[end:], m, 2)
+		if abbr == "" || abbreviates(abbr, s.text[b.from:b.to]) {
+			names = append(names, abbr+name)
+			end += m[1]
+		}
+	}
+	if m := commaOtherName.FindStringSubmatchIndex(s.text[end:]); m != nil {
+		names = append(names, group(s.text[end:], m, 1))
+		end += m[3] // the comma or the full stop after the name stays
+		if s.text[end] == ',' {
+			end++
+		}
+	} else if m := orOtherName.FindStringSubmatchIndex(s.text[end:]); m != nil {
+		from, to := end+m[4], end+m[5]
+		if m[2] >= 0 || marked(s, from, to) {
+			names = append(names, s.text[from:to])
+			end = to // "the atrial reflex or Bainbridge reflex, associated with …"
+		}
+	}
+	return names, end
+}
+
+// group returns the text of submatch i of m in text, or "".
+func group(text string, m []int, i int) string {
+	if m[2*i] < 0 {
+		return ""
+	}
+	return text[m[2*i]:m[2*i+1]]
+}
+
+// marked reports whether the bytes [from, to) of s are one bold span.
+func marked(s *sentence, from, to int) bool {
+	for _, sp := range s.block.p.bold {
+		if sp.Start-s.start == from && sp.End-s.start == to {
+			return true
+		}
+	}
+	return false
+}
+
+// commaOtherName matches another name set off by a comma right after a
+// blank, to the next comma or the sentence's end: ", also called a
+// solution,". Its group is the name.
+var commaOtherName = regexp.MustCompile(`^, (?:also called|also known as|or) (?:an? |the )?([\p{L}\p{N}' -]{2,40}?)(?:,|\.$)`)
+
+// orOtherName matches " or" and a name right after a blank, up to a
+// comma, a semicolon or the sentence's end; group 1 is the name, and
+// group 2 is set when "simply" says it is another name ("the
+// Frank-Starling mechanism or simply Starling’s Law of the Heart").
+// Without "simply" the name must be in bold: "stroke volume or heart
+// rate" joins two things.
+var orOtherName = regexp.MustCompile(`^ or (?:(simply) )?(?:an? |the )?([\p{L}\p{N}'’ -]{2,40}?)(?:[,;]|\.$)`)
 
 // abbreviations end sentences only in appearance.
 var abbreviations = map[string]bool{
