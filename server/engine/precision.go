@@ -88,7 +88,7 @@ var forwardSuch = wordSet(`as that`)
 // "this" or "these" with or without a noun, or "the second", "the latter"
 // and the like; or it speaks of "the above" or "the previous" one.
 func needsContext(prompt string) bool {
-	p := strings.TrimPrefix(prompt, describePrefix)
+	p := dropLeadInConnective(strings.TrimPrefix(prompt, describePrefix))
 	words := strings.Fields(strings.ToLower(strings.ReplaceAll(p, Blank, " x ")))
 	if len(words) == 0 {
 		return false
@@ -121,8 +121,8 @@ func needsContext(prompt string) bool {
 	if first == "the" && len(words) > 2 && relationalNouns[strings.Trim(words[1], ",;:")] && !ofWhat[strings.Trim(words[2], ",;:")] {
 		return true // "The output is cryptic …": the output of what?
 	}
-	if commaPronoun.MatchString(p) || backPointer.MatchString(p) {
-		return true
+	if m := commaPronoun.FindStringIndex(p); m != nil && !(leadingSubordinators[first] && namingAfter.MatchString(p[m[1]:])) || backPointer.MatchString(p) {
+		return true // "When an organism …, it is called _____" names what its own clause says
 	}
 	// A demonstrative in a question after a lead-in sentence points at
 	// that sentence: "The ventricles hold 130 mL. What is this volume
@@ -294,6 +294,28 @@ var backPointer = regexp.MustCompile(`(?i)^(in (that|this|such a|either|each) ca
 // commaPronoun matches a pronoun opening the main clause after an
 // introductory phrase: "In addition to X, it also serves as ...".
 var commaPronoun = regexp.MustCompile(`(?i), (it|they|he|she|this|these) `)
+
+// namingAfter matches a verb of naming: "is called", "are known as".
+var namingAfter = regexp.MustCompile(`^(?:is|are) (?:called|known as|termed|referred to as)\b`)
+
+// dropLeadInConnective removes a "Thus, " or "Therefore, " opening the
+// second sentence of a prompt, a cloze asked after its lead-in sentence
+// ("… salivation from the dogs. Thus, the neutral stimulus became the
+// _____"): it concludes from that sentence, which the prompt holds.
+func dropLeadInConnective(p string) string {
+	m := sentenceBreak.FindStringIndex(p)
+	if m == nil {
+		return p
+	}
+	opening := m[1] - 1
+	if c := leadInConnective.FindStringIndex(p[opening:]); c != nil {
+		return p[:opening] + upperFirst(p[opening+c[1]:])
+	}
+	return p
+}
+
+// leadInConnective matches a concluding connective and its comma.
+var leadInConnective = regexp.MustCompile(`^(?:Thus|Therefore|Hence|Consequently|As a result), `)
 
 // alsoOrThus reports an "also" that adds to something said before ("The
 // amino acid is also linked to…"), unless it names ("also called") or
