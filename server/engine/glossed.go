@@ -724,10 +724,13 @@ func (a *asker) markCloze(s *sentence, b blank, i int, leans bool) (studyloop.Qu
 	if !short && !leans && !s.hasProblem() {
 		return q, a.check(q) == nil
 	}
-	if i < 1 || !startsLeaning(s) {
+	if i < 1 {
 		return studyloop.Question{}, false
 	}
 	prev := s.block.sents[i-1]
+	if !startsLeaning(s) && needsContext(prev.text+" "+s.text) {
+		return studyloop.Question{}, false // "this complex" names a thing of the sentence before, "that time" none
+	}
 	if !prev.tagged || len(prev.toks) > 40 || !endsSentence(prev.text) || strings.ContainsAny(prev.text, "?\n") || prev.hasProblem() || a.used[prev.span()] {
 		return studyloop.Question{}, false
 	}

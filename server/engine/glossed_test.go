@@ -154,27 +154,43 @@ func TestSoleSubsection(t *testing.T) {
 }
 
 // TestLeadInCloze: a bold term whose sentence leans on the one before by
-// its opening words is asked after that sentence, which then gives no
-// question of its own.
+// its opening words, or by a demonstrative whose noun that sentence names,
+// is asked after that sentence, which then gives no question of its own.
 func TestLeadInCloze(t *testing.T) {
-	text := "# Transcription\n\nThe **promoter** is where transcription starts in every gene. RNA polymerase opens a short stretch of the DNA double helix at the promoter. " +
-		"The opened stretch is named a **transcription bubble** by most biologists. The **terminator** is where transcription stops in every gene. Each **codon** holds three bases of the messenger."
-	ex, err := mustOffline(t).Generate(context.Background(), "", text)
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		text, want, answer, alone string
+	}{
+		{
+			"The **promoter** is where transcription starts in every gene. RNA polymerase opens a short stretch of the DNA double helix at the promoter. " +
+				"The opened stretch is named a **transcription bubble** by most biologists. The **terminator** is where transcription stops in every gene. Each **codon** holds three bases of the messenger.",
+			"RNA polymerase opens a short stretch of the DNA double helix at the promoter. The opened stretch is named a _____ by most biologists.",
+			"transcription bubble", "DNA double helix",
+		},
+		{
+			"The **promoter** is where transcription starts in every gene. Translation begins when several parts come together into one complex. " +
+				"In bacteria, this complex holds the small ribosomal subunit, the messenger and three proteins called **initiation factors**. The **terminator** is where transcription stops in every gene. " +
+				"Each **codon** holds three bases of the messenger. Each **anticodon** pairs with one codon of the messenger.",
+			"Translation begins when several parts come together into one complex. In bacteria, this complex holds the small ribosomal subunit, the messenger and three proteins called _____.",
+			"initiation factors", "parts",
+		},
 	}
-	want := "RNA polymerase opens a short stretch of the DNA double helix at the promoter. The opened stretch is named a _____ by most biologists."
-	found := false
-	for _, q := range ex.Questions {
-		switch {
-		case q.Prompt == want && q.Answer == "transcription bubble":
-			found = true
-		case q.Answer == "DNA double helix" || q.Prompt == "The opened stretch is named a _____ by most biologists.":
-			t.Errorf("question %q (%q) repeats or lacks the lead-in", q.Prompt, q.Answer)
+	for _, tt := range tests {
+		ex, err := mustOffline(t).Generate(context.Background(), "", "# Transcription\n\n"+tt.text)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if !found {
-		t.Errorf("no cloze %q among %+v", want, ex.Questions)
+		found := false
+		for _, q := range ex.Questions {
+			switch {
+			case q.Prompt == tt.want && q.Answer == tt.answer:
+				found = true
+			case q.Answer == tt.alone || q.Answer == tt.answer && q.Prompt != tt.want:
+				t.Errorf("question %q (%q) repeats or lacks the lead-in", q.Prompt, q.Answer)
+			}
+		}
+		if !found {
+			t.Errorf("no cloze %q among %+v", tt.want, ex.Questions)
+		}
 	}
 }
 

@@ -121,8 +121,8 @@ func needsContext(prompt string) bool {
 	if first == "the" && len(words) > 2 && relationalNouns[strings.Trim(words[1], ",;:")] && !ofWhat[strings.Trim(words[2], ",;:")] {
 		return true // "The output is cryptic …": the output of what?
 	}
-	if m := commaPronoun.FindStringIndex(p); m != nil && !(leadingSubordinators[first] && namingAfter.MatchString(p[m[1]:])) || backPointer.MatchString(p) {
-		return true // "When an organism …, it is called _____" names what its own clause says
+	if m := commaPronoun.FindStringSubmatchIndex(p); m != nil && !commaPronounInside(p, m, first) || backPointer.MatchString(p) {
+		return true
 	}
 	// A demonstrative in a question after a lead-in sentence points at
 	// that sentence: "The ventricles hold 130 mL. What is this volume
@@ -292,8 +292,24 @@ func said(before, noun string) bool {
 var backPointer = regexp.MustCompile(`(?i)^(in (that|this|such a|either|each) cases?|for (example|instance)|as a result|in turn|in addition|in particular|in fact|in contrast|by contrast|in comparison|by comparison|at this point|at that point|at the same time|in response|on the other hand|for this reason|to allow for this|in this way)\b|\b(she|he|her|him|themselves|himself|herself)\b|\bthis[,.;]|\([a-z]+(?: [a-z]+)?\)\.?$`)
 
 // commaPronoun matches a pronoun opening the main clause after an
-// introductory phrase: "In addition to X, it also serves as ...".
-var commaPronoun = regexp.MustCompile(`(?i), (it|they|he|she|this|these) `)
+// introductory phrase: "In addition to X, it also serves as ...". Group 1
+// is the pronoun, group 2 the word after it.
+var commaPronoun = regexp.MustCompile(`(?i), (it|they|he|she|this|these) (\pL+)`)
+
+// commaPronounInside reports whether the pronoun commaPronoun found at m
+// in p points inside p: "When an organism …, it is called _____" names
+// what its own clause says, and "… an initiation complex. In E. coli, this
+// complex involves …" a thing named before it.
+func commaPronounInside(p string, m []int, first string) bool {
+	pronoun := strings.ToLower(p[m[2]:m[3]])
+	switch pronoun {
+	case "this", "these":
+		return said(p[:m[0]], strings.ToLower(p[m[4]:m[5]]))
+	case "it", "they":
+		return leadingSubordinators[first] && namingAfter.MatchString(p[m[4]:])
+	}
+	return false
+}
 
 // namingAfter matches a verb of naming: "is called", "are known as".
 var namingAfter = regexp.MustCompile(`^(?:is|are) (?:called|known as|termed|referred to as)\b`)
