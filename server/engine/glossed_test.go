@@ -665,3 +665,43 @@ func TestSuffixKinAndKindOf(t *testing.T) {
 		t.Error("kindOf: want only phagocytosis to be a kind of endocytosis")
 	}
 }
+
+// TestOwnDefinition: a glossary definition that opens by restating its
+// term, or by expanding it, answers with what follows.
+func TestOwnDefinition(t *testing.T) {
+	tests := []struct{ term, def, want string }{
+		{"algorithm", "An algorithm is a set of steps followed to do a task.", "A set of steps followed to do a task."},
+		{"constant", "A constant in programming is a name whose value never changes.", "A name whose value never changes."},
+		{"UNIX", "UNIX is a family of operating systems.", "A family of operating systems."},
+		{"permalink", "Short for “permanent link”, a URL that is meant to last.", "A URL that is meant to last."},
+		{"YAML", `Short for "YAML Ain't Markup Language", a way to write nested data.`, "A way to write nested data."},
+		{"accuracy", "Accuracy measures how close results are to the true value.", "Accuracy measures how close results are to the true value."},
+		{"stack", "A stack is empty.", "A stack is empty."},
+		{"cache", "A store of copies kept near the code that reads them.", "A store of copies kept near the code that reads them."},
+	}
+	for _, tt := range tests {
+		if got := ownDefinition(tt.term, tt.def); got != tt.want {
+			t.Errorf("ownDefinition(%q, %q) = %q, want %q", tt.term, tt.def, got, tt.want)
+		}
+	}
+}
+
+// TestCircular: a definition that explains a term by its own root says
+// nothing; a compound or a recursion of the term still explains.
+func TestCircular(t *testing.T) {
+	tests := []struct {
+		term, def string
+		want      bool
+	}{
+		{"caching", "To save a copy of some data in a local cache.", true},
+		{"directory", "An item within a filesystem that can contain files and other directories.", false},
+		{"object", "In object-oriented programming, a structure that holds the data of one instance of a class.", false},
+		{"pipeline", "A chain of programs, each reading what the one before it writes.", false},
+		{"vectorize", "To write code that works on whole vectors at once.", true},
+	}
+	for _, tt := range tests {
+		if got := circular(fact{term: tt.term, def: tt.def}); got != tt.want {
+			t.Errorf("circular(%q, %q) = %v, want %v", tt.term, tt.def, got, tt.want)
+		}
+	}
+}

@@ -217,7 +217,7 @@ func termLine(p plain, termEnd int, kind factKind, group int) (fact, bool) {
 	if !sep && !strings.HasSuffix(strings.TrimSpace(p.text[:termEnd]), ":") {
 		return fact{}, false
 	}
-	def := firstSentence(strings.TrimSpace(trimmed))
+	def := ownDefinition(term, firstSentence(strings.TrimSpace(trimmed)))
 	if term == "" || def == "" || len(strings.Fields(term)) > 6 || len(strings.Fields(def)) < 2 || labelTerm.MatchString(term) {
 		return fact{}, false
 	}
@@ -250,6 +250,35 @@ func wordsOnly(s string) bool {
 	}
 	return strings.TrimSpace(s) != ""
 }
+
+// ownDefinition is def without an opening that restates its term: "An
+// algorithm is a set of steps …" defines "algorithm" as "A set of steps
+// …", "Short for “permanent link”, a URL …" as "A URL …" (the expansion is
+// another name, not what the term means).
+func ownDefinition(term, def string) string {
+	if m := shortFor.FindStringIndex(def); m != nil {
+		return upperFirst(def[m[1]:])
+	}
+	lower, t := strings.ToLower(def), strings.ToLower(term)
+	for _, article := range []string{"", "a ", "an ", "the "} {
+		if !strings.HasPrefix(lower, article+t+" ") {
+			continue
+		}
+		rest := def[len(article)+len(t)+1:]
+		if m := restatingVerb.FindStringIndex(rest); m != nil && len(strings.Fields(rest[m[1]:])) >= 3 {
+			return upperFirst(rest[m[1]:])
+		}
+	}
+	return def
+}
+
+// shortFor matches a definition's opening that expands an abbreviation:
+// "Short for “YAML Ain’t Markup Language”, ".
+var shortFor = regexp.MustCompile(`^Short for (?:"[^"]{2,80}"|“[^”]{2,80}”|[\pL -]{2,60}), `)
+
+// restatingVerb matches the "is" of a definition that opens with its own
+// term, after a qualifier: "in programming is ".
+var restatingVerb = regexp.MustCompile(`^(?:in [\pL -]{2,40}? )?(?:is|are) `)
 
 // firstSentence cuts a definition to its first sentence: the rest
 // (examples, cross-references) is more than an answer should hold.

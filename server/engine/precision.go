@@ -134,6 +134,10 @@ func needsContext(prompt string) bool {
 	}
 	for _, m := range demonstrative.FindAllStringSubmatchIndex(lead, -1) {
 		which, next := strings.ToLower(lead[m[2]:m[3]]), strings.ToLower(lead[m[4]:m[5]])
+		suchA := which == "such" && (next == "a" || next == "an")
+		if suchA {
+			next = strings.Trim(strings.ToLower(firstWord(lead[m[5]:])), ".,;:?!") // "an older system, or … for such a system"
+		}
 		switch {
 		case m[0] == opening && which != "such" && which != "those" && (beForms[next] || quantityNouns[next] && strings.ContainsAny(lead[:m[0]], "0123456789")):
 			// "… three of the codons do not code for an amino acid. These
@@ -142,7 +146,7 @@ func needsContext(prompt string) bool {
 		case contextFree[next], which == "such" && forwardSuch[next]:
 		case which == "those" && (forwardThose[next] || strings.HasSuffix(next, "ed")):
 			// "those that decrease it", "those encoded by exons"
-		case which != "such" && said(lead[:m[0]], next):
+		case (which != "such" || suchA) && said(lead[:m[0]], next):
 			// "… primary transcripts … to protect these transcripts"
 		default:
 			return true

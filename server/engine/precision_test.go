@@ -51,6 +51,8 @@ func TestPrecisionChecks(t *testing.T) {
 		{"needs earlier sentence", cloze("When an organism responds to stimuli like the conditioned one, it is called _____.", "stimulus generalization"), false},
 		{"needs earlier sentence", cloze("When an organism responds to stimuli like the conditioned one, it shows _____.", "stimulus generalization"), true},
 		{"needs earlier sentence", cloze("In addition to coding for methionine, it is called the _____.", "start codon"), true},
+		{"needs earlier sentence", studyloop.Question{Type: studyloop.QuestionTermDefinition, Prompt: describePrompt("A property of a system that lets it work with an older system, or with input made for such a system."), Answer: "backward-compatible"}, false},
+		{"needs earlier sentence", cloze("Such a system is called _____.", "backward-compatible"), true},
 		{"needs earlier sentence", cloze("The _____ enables RNA polymerase to bind to a promoter, thus allowing for the transcription of genes.", "σ factor"), false},
 		{"needs earlier sentence", cloze("Factors that increase contractility are described as positive inotropic factors, and those that decrease it are described as _____.", "negative inotropic factors"), false},
 		{"needs earlier sentence", cloze("Primary transcripts must be processed to protect these transcripts from _____.", "degradation"), false},

@@ -708,15 +708,19 @@ func cutOff(lex *lexicon.Lexicon, def string) bool {
 }
 
 // circular reports whether a one-word term's definition uses the term's
-// own root ("caching": "saving data to a cache"): it explains nothing.
+// own root ("caching": "saving data to a cache"): it explains nothing. A
+// compound ("In object-oriented programming") and a recursion ("files and
+// other directories") still explain.
 func circular(f fact) bool {
 	term := []rune(strings.ToLower(strings.TrimSpace(f.term)))
 	if len(term) < 5 || strings.ContainsRune(string(term), ' ') {
 		return false
 	}
 	root := string(term[:max(4, len(term)-4)])
-	for _, w := range strings.Fields(strings.ToLower(f.def)) {
-		if strings.HasPrefix(strings.Trim(w, ".,;:()'\""), root) {
+	words := strings.Fields(strings.ToLower(f.def))
+	for i, w := range words {
+		w = strings.Trim(w, ".,;:()'\"")
+		if strings.HasPrefix(w, root) && !strings.Contains(w, "-") && !(i > 0 && words[i-1] == "other") {
 			return true
 		}
 	}
