@@ -410,6 +410,7 @@ func TestVariants(t *testing.T) {
 	a := &asker{marks: []markedTerm{{text: "cardiovascular centers"}, {text: "parasympathetic stimulation"}, {text: "unconditioned stimulus"}, {text: "cardiac output"}}}
 	for answer, want := range map[string][]string{
 		"cardiac centers":         {"cardiovascular centers"},
+		"cardiac center":          {"cardiovascular center"},
 		"sympathetic stimulation": nil,
 		"conditioned stimulus":    nil,
 		"cardiac":                 nil,

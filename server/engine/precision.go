@@ -2,6 +2,7 @@ package engine
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -837,6 +838,9 @@ func answerWordInPrompt(q studyloop.Question, stem stemmer) bool {
 		w = strings.ToLower(w)
 		if symbol(w) && strings.Contains(q.Prompt, w) {
 			return true // "sigma (σ)" beside "σ factor"
+		}
+		if strings.ContainsAny(w, "0123456789") && slices.Contains(strings.Fields(strings.ToLower(q.Prompt)), w) {
+			return true // "the 5’ end" beside "5’ cap", "70S" beside "70S ribosome"
 		}
 		if utf8.RuneCountInString(w) < 4 || isStopWord(w) {
 			continue

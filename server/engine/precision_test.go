@@ -89,6 +89,8 @@ func TestPrecisionChecks(t *testing.T) {
 		{"answer guessable", cloze("The _____ (EDV) is the volume of blood in the ventricle at the end of filling.", "end diastolic volume"), false},
 		{"answer word in prompt", cloze("The sixth subunit is known as sigma (σ). The _____ binds the promoter.", "σ factor"), true},
 		{"answer word in prompt", cloze("The _____ lets the polymerase bind the promoter.", "σ factor"), false},
+		{"answer word in prompt", cloze("A nucleotide called the _____ is added to the 5’ end of the transcript.", "5’ cap"), true},
+		{"answer word in prompt", cloze("A nucleotide called the _____ is added to the front of the transcript.", "5’ cap"), false},
 		{"needs earlier sentence", cloze("Despite the name, the _____ is normally expressed as a percentage.", "ejection fraction"), true},
 		{"needs earlier sentence", cloze("The contribution from the surface must decrease, while the contribution from the _____ must increase.", "top layer"), true},
 		{"blank splits a phrase", cloze("_____ refers to the tension that the ventricles must develop to pump blood.", "Afterload"), false},

@@ -505,7 +505,7 @@ func (a *asker) otherAnswers(q studyloop.Question) []string {
 
 // variants returns the study's terms that name a two-word answer's thing
 // with a modifier of the same root: "cardiovascular centers" and "cardiac
-// centers". Modifiers that differ at their start ("sympathetic",
+// centers", in either number. Modifiers that differ at their start ("sympathetic",
 // "parasympathetic"; "conditioned", "unconditioned") name other things.
 func (a *asker) variants(answer string) []string {
 	words := strings.Fields(strings.ToLower(answer))
@@ -516,8 +516,8 @@ func (a *asker) variants(answer string) []string {
 	var out []string
 	for _, m := range a.marks {
 		other := strings.Fields(strings.ToLower(m.text))
-		if len(other) == 2 && other[1] == words[1] && other[0] != words[0] && strings.HasPrefix(other[0], root) {
-			out = append(out, m.text)
+		if len(other) == 2 && singular(other[1]) == singular(words[1]) && other[0] != words[0] && strings.HasPrefix(other[0], root) {
+			out = append(out, other[0]+" "+words[1]) // in the answer's number: "cardiac center" for "cardiovascular center"
 		}
 	}
 	return out
