@@ -60,16 +60,20 @@ func TestGolden(t *testing.T) {
 		// prose, a worked example and a feature box that get no questions.
 		{"matter.md", 3, []studyloop.QuestionType{studyloop.QuestionCloze, studyloop.QuestionShortAnswer}, []string{"Matter and Its Properties", "Physical and Chemical Properties"}},
 		{"revolution.md", 2, []studyloop.QuestionType{studyloop.QuestionCloze, studyloop.QuestionShortAnswer}, []string{"The Road to Revolution", "The Townshend Acts and Boston"}},
-		// A chemistry section of our own: objectives whose list is followed
-		// by the section's opening, a worked example, named laws asked as
-		// multiple choice among each other.
 		// Technical documentation of our own: names set as code
 		// ("the `no-store` directive") are its terms.
 		{"caching.md", 4, []studyloop.QuestionType{studyloop.QuestionCloze, studyloop.QuestionShortAnswer}, []string{"Freshness", "Validation"}},
 		// A biology section of our own in an open textbook's shape, with
 		// a feature box and a list of key terms.
 		{"membranes.md", 3, []studyloop.QuestionType{studyloop.QuestionCloze, studyloop.QuestionShortAnswer, studyloop.QuestionTermDefinition, studyloop.QuestionMultipleChoice}, []string{"Passive Transport", "Active Transport"}},
+		// A chemistry section of our own: objectives whose list is followed
+		// by the section's opening, a worked example, named laws asked as
+		// multiple choice among each other.
 		{"gases.md", 5, []studyloop.QuestionType{studyloop.QuestionCloze, studyloop.QuestionShortAnswer, studyloop.QuestionMultipleChoice}, []string{"Gas Pressure", "Volume and Pressure: Boyle's Law"}},
+		// An economics chapter of our own in an open textbook's shape: an
+		// introduction, a "Clear It Up" box, key terms one per line in a
+		// single paragraph, a summary and self-check questions.
+		{"markets.md", 5, []studyloop.QuestionType{studyloop.QuestionCloze, studyloop.QuestionShortAnswer, studyloop.QuestionTermDefinition, studyloop.QuestionMultipleChoice}, []string{"Demand for Goods and Services", "What Shifts the Supply Curve"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {

@@ -137,6 +137,10 @@ func (w *walker) blockNode(n ast.Node, list int) error {
 		w.inExample = false
 		w.sections = append(w.sections, w.current)
 	case *ast.Paragraph, *ast.TextBlock:
+		if facts := w.termLines(n, list); facts != nil {
+			w.current.facts = append(w.current.facts, facts...)
+			return nil
+		}
 		w.paragraph(w.inline(n), list)
 	case *ast.List:
 		return w.blockChildren(n, w.newGroup())
@@ -367,6 +371,41 @@ func (w *walker) definitionList(dl *extast.DefinitionList) {
 	}
 }
 
+// termLines reads a paragraph of two lines or more, each of them a bold
+// term, a separator and its definition ("**subsidy**: a payment …" on
+// one line, "**tariff**: a tax …" on the next), as one fact per line;
+// nil when any line is not.
+func (w *walker) termLines(n ast.Node, list int) []fact {
+	var lines []plain
+	var b plainBuilder
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		t, ok := c.(*ast.Text)
+		if !ok || !t.SoftLineBreak() && !t.HardLineBreak() {
+			w.inlineNode(&b, c)
+			continue
+		}
+		b.addSource(w.source, w.base+t.Segment.Start, w.base+t.Segment.Stop)
+		lines = append(lines, b.build())
+		b = plainBuilder{}
+	}
+	lines = append(lines, b.build())
+	if len(lines) < 2 {
+		return nil
+	}
+	var facts []fact
+	for _, p := range lines {
+		if len(p.bold) == 0 || p.bold[0].Start != 0 {
+			return nil
+		}
+		f, ok := termLine(p, p.bold[0].End, factDefinition, list)
+		if !ok {
+			return nil
+		}
+		facts = append(facts, f)
+	}
+	return facts
+}
+
 // inline returns the visible text of n's inline content.
 func (w *walker) inline(n ast.Node) plain {
 	var b plainBuilder
@@ -376,33 +415,38 @@ func (w *walker) inline(n ast.Node) plain {
 
 func (w *walker) inlineInto(b *plainBuilder, n ast.Node) {
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-		switch c := c.(type) {
-		case *ast.Text:
-			b.addSource(w.source, w.base+c.Segment.Start, w.base+c.Segment.Stop)
-			if c.SoftLineBreak() || c.HardLineBreak() {
-				b.space(w.base + c.Segment.Stop)
-			}
-		case *ast.String:
-			b.addVirtual(string(c.Value), b.lastSource())
-		case *ast.Emphasis:
-			start := b.b.Len()
-			w.inlineInto(b, c)
-			if c.Level >= 2 && b.b.Len() > start {
-				b.bold = append(b.bold, studyloop.Span{Start: start, End: b.b.Len()})
-			}
-		case *ast.CodeSpan:
-			start := b.b.Len()
-			w.inlineInto(b, c)
-			if b.b.Len() > start {
-				b.code = append(b.code, studyloop.Span{Start: start, End: b.b.Len()})
-			}
-		case *ast.Image, *ast.RawHTML, *ast.AutoLink, *extast.FootnoteLink, *extast.FootnoteBacklink:
-		default:
-			if c.Type() == ast.TypeBlock {
-				b.space(b.lastSource())
-			}
-			w.inlineInto(b, c)
+		w.inlineNode(b, c)
+	}
+}
+
+// inlineNode adds the visible text of the inline node c to b.
+func (w *walker) inlineNode(b *plainBuilder, c ast.Node) {
+	switch c := c.(type) {
+	case *ast.Text:
+		b.addSource(w.source, w.base+c.Segment.Start, w.base+c.Segment.Stop)
+		if c.SoftLineBreak() || c.HardLineBreak() {
+			b.space(w.base + c.Segment.Stop)
 		}
+	case *ast.String:
+		b.addVirtual(string(c.Value), b.lastSource())
+	case *ast.Emphasis:
+		start := b.b.Len()
+		w.inlineInto(b, c)
+		if c.Level >= 2 && b.b.Len() > start {
+			b.bold = append(b.bold, studyloop.Span{Start: start, End: b.b.Len()})
+		}
+	case *ast.CodeSpan:
+		start := b.b.Len()
+		w.inlineInto(b, c)
+		if b.b.Len() > start {
+			b.code = append(b.code, studyloop.Span{Start: start, End: b.b.Len()})
+		}
+	case *ast.Image, *ast.RawHTML, *ast.AutoLink, *extast.FootnoteLink, *extast.FootnoteBacklink:
+	default:
+		if c.Type() == ast.TypeBlock {
+			b.space(b.lastSource())
+		}
+		w.inlineInto(b, c)
 	}
 }
 

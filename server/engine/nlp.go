@@ -231,7 +231,7 @@ func retagVerbs(toks []token.Token) {
 		if t.Tag != "NNS" || !strings.HasPrefix(toks[i-1].Tag, "NN") && toks[i-1].Tag != "JJ" || !verbBase(lex, strings.ToLower(t.Text)) {
 			continue
 		}
-		object := i+1 < len(toks) && (toks[i+1].Tag == "DT" || toks[i+1].Tag == "PRP$" || toks[i+1].Tag == "NNS" || toks[i+1].Tag == "NN" || toks[i+1].Tag == "JJ" || toks[i+1].Tag == "RB")
+		object := i+1 < len(toks) && (toks[i+1].Tag == "DT" || toks[i+1].Tag == "PRP$" || toks[i+1].Tag == "NNS" || toks[i+1].Tag == "NN" || toks[i+1].Tag == "JJ" || toks[i+1].Tag == "RB" || toks[i+1].Text == "that")
 		if object || singularDeterminer(toks, i) || !lex.IsNoun(strings.ToLower(t.Text)) {
 			t.Tag = "VBZ"
 		}

@@ -21,6 +21,7 @@ func TestRetagVerbs(t *testing.T) {
 		{"The cell does its work in the nucleus.", "does", "VBZ"},
 		{"A cache must know how long a stored response stays correct.", "stays", "VBZ"},
 		{"The cells build proteins from amino acid chains in every tissue.", "chains", "NNS"},
+		{"The law of supply states that a higher price leads to a higher quantity supplied.", "states", "VBZ"},
 	}
 	for _, tt := range tests {
 		toks := tagSentence(tt.sentence)

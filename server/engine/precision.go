@@ -99,8 +99,8 @@ func needsContext(prompt string) bool {
 	if len(words) > 1 {
 		second = strings.Trim(words[1], ",;:")
 	}
-	if contextOpeners[first] && !(second == "way") {
-		return true // "This way, …" points forward; "This means that …" back
+	if contextOpeners[first] && second != "way" && !(first == "other" && second == "things") {
+		return true // "This way, …" points forward, "Other things being equal" nowhere; "This means that …" back
 	}
 	for i, w := range words {
 		if strings.Trim(w, ",;:") == "both" && !namesTwo(words[i+1:]) {
@@ -381,7 +381,7 @@ var (
 	elsewhere     = regexp.MustCompile(`(?i)\b(above|before|earlier|previous|previously|seen|same)\b`)
 	// pointer matches references to figures, tables, exercises, examples
 	// and the book's own parts, which a question cannot show.
-	pointer = regexp.MustCompile(`(?i)\b(fig(ure)?s?\.?\s*\(?\d|figures?\b|fig\.|tables? \(?\d|(the|this|following|above|below) (table|graph|diagram|chart|map|photo|photograph|image|illustration|picture|plot)s?\b|(this|the next|the previous|the following|the last|the present|our|that) (chapter|section|unit|lesson|module|lecture|book|text|episode|exercise|activity|paragraph|glossary|document|page|list|course)s?\b|\beach entry\b|in this (chapter|section|unit|lesson|module|lecture|book|episode|part)|exercises?\b|example \d|problem \d|equation \(?\d|eq\. ?\(?\d|(shown|given|listed|illustrated|see|depicted) (above|below|here)|points? [A-Z]( and [A-Z])?\b|as follows|the following\b|in the (box|sidebar|margin)|you will (learn|see|study|explore|read)|we will (learn|see|study|explore|discuss|look))`)
+	pointer = regexp.MustCompile(`(?i)\b(fig(ure)?s?\.?\s*\(?\d|figures?\b|fig\.|tables? \(?\d|(the|this|following|above|below) (table|graph|diagram|chart|map|photo|photograph|image|illustration|picture|plot)s?\b|(this|the next|the previous|the following|the last|the present|our) (chapter|section|unit|lesson|module|lecture|book|text|episode|exercise|activity|paragraph|glossary|document|page|list|course)s?\b|that (chapter|section|unit|lesson|module|lecture|book|text|episode|exercise|activity|paragraph|glossary|document|page|list|course)\b|\beach entry\b|in this (chapter|section|unit|lesson|module|lecture|book|episode|part)|exercises?\b|example \d|problem \d|equation \(?\d|eq\. ?\(?\d|(shown|given|listed|illustrated|see|depicted) (above|below|here)|points? [A-Z]( and [A-Z])?\b|as follows|the following\b|in the (box|sidebar|margin)|you will (learn|see|study|explore|read)|we will (learn|see|study|explore|discuss|look))`)
 )
 
 // pointsElsewhere reports whether prompt points at a figure, table,
@@ -579,6 +579,9 @@ func notDefinitional(q studyloop.Question) bool {
 // noun or possessive right after it, an adjective joined to it by "and"
 // (the two share the blank's noun), a participle opening a clause, or a
 // blank that ends in a word no noun phrase ends with.
+// namingNouns name a word: "the term _____", "the name _____".
+var namingNouns = wordSet(`term terms word words name names phrase label`)
+
 func splitsPhrase(q studyloop.Question, tags sentenceTagger) bool {
 	from := strings.Index(q.Prompt, Blank)
 	if from < 0 {
@@ -609,7 +612,9 @@ func splitsPhrase(q studyloop.Question, tags sentenceTagger) bool {
 		switch prev := toks[first-1]; {
 		case prev.End() > from: // a token straddles the blank's start
 			return true
-		case strings.HasPrefix(prev.Tag, "NN"), prev.Tag == "POS":
+		case namingNouns[strings.ToLower(prev.Text)] && first >= 2 && strings.EqualFold(toks[first-2].Text, "the"):
+			// "use the term _____ to mean": the blank is what the noun names
+		case strings.HasPrefix(prev.Tag, "NN"):
 			return true
 		case toks[first].Tag == "VBG" && prev.Text == ",":
 			return true // "..., _____ to stall": a participle clause, not a term

@@ -1152,7 +1152,7 @@ func rivalNearby(s *sentence, b blank) bool {
 			answer = append(answer, i)
 		}
 	}
-	if len(answer) < 2 || !s.tagged {
+	if len(answer) < 2 || !s.tagged || definingSlot(s, b) {
 		return false
 	}
 	head := s.stems[answer[len(answer)-1]]
@@ -1205,6 +1205,29 @@ func rivalNearby(s *sentence, b blank) bool {
 	}
 	return false
 }
+
+// definingSlot reports whether the blank is the subject of a sentence
+// that says what it is or states ("An _____ is one that buyers purchase
+// less of …", "The _____ states that …"): what follows tells it from its
+// kin ("normal good", "law of supply") named nearby.
+func definingSlot(s *sentence, b blank) bool {
+	from := s.body()
+	if from > b.from {
+		return false
+	}
+	if before := strings.ToLower(strings.TrimSpace(s.text[from:b.from])); before != "" && !articleOnly[before] {
+		return false
+	}
+	_, end := otherNamesAfter(s, b)
+	return definingVerb.MatchString(s.text[end:])
+}
+
+// articleOnly are what may stand before a sentence's subject.
+var articleOnly = wordSet(`a an the`)
+
+// definingVerb matches the verb of a definition or a law right after its
+// subject.
+var definingVerb = regexp.MustCompile(`^ (?:(?:is|are) (?:a|an|one|the)\b|states that\b|refers to\b|means\b)`)
 
 // boldClass is the phraseClass of the bold term at bytes [from, to) of s,
 // so that multiple choice can find it rivals of its kind; "" when the
