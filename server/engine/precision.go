@@ -293,8 +293,8 @@ func said(before, noun string) bool {
 // backPointer matches phrases that lean on an earlier sentence: an
 // opening "in that case", "for example" or "in addition", a narrative's
 // "she" or "him", "themselves", a bare "this" ("To allow for this, …"), and
-// a closing aside in brackets ("(still)").
-var backPointer = regexp.MustCompile(`(?i)^(in (that|this|such a|either|each) cases?|for (example|instance)|as a result|in turn|in addition|in particular|in fact|in contrast|by contrast|in comparison|by comparison|at this point|at that point|at the same time|in response|on the other hand|for this reason|to allow for this|in this way)\b|\b(she|he|her|him|themselves|himself|herself)\b|\bthis[,.;]|\([a-z]+(?: [a-z]+)?\)\.?$`)
+// a closing aside in lower case in brackets ("(still)"; "(snRNPs)" names).
+var backPointer = regexp.MustCompile(`(?i)^(in (that|this|such a|either|each) cases?|for (example|instance)|as a result|in turn|in addition|in particular|in fact|in contrast|by contrast|in comparison|by comparison|at this point|at that point|at the same time|in response|on the other hand|for this reason|to allow for this|in this way)\b|\b(she|he|her|him|themselves|himself|herself)\b|\bthis[,.;]|(?-i:\([a-z]+(?: [a-z]+)?\))\.?$`)
 
 // commaPronoun matches a pronoun opening the main clause after an
 // introductory phrase: "In addition to X, it also serves as ...". Group 1

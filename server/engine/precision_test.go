@@ -108,6 +108,7 @@ func TestPrecisionChecks(t *testing.T) {
 		{"needs earlier sentence", cloze("In addition to preventing degradation, factors recognize the _____.", "5' cap"), true},
 		{"needs earlier sentence", cloze("To allow for this, Git has a special _____ for changes.", "staging area"), true},
 		{"needs earlier sentence", cloze("The atmosphere is transparent to shortwave _____ (still).", "radiation"), true},
+		{"needs earlier sentence", cloze("The _____ holds small nuclear ribonucleoproteins (snRNPs).", "spliceosome"), false},
 		{"needs earlier sentence", cloze("This way, the _____ keeps its shape.", "cytoskeleton"), false},
 		{"needs earlier sentence", shortAnswer("The ventricles now hold about 130 mL of blood. What is this volume called?", "end diastolic volume"), false},
 		{"needs earlier sentence", shortAnswer("What is this volume called?", "end diastolic volume"), true},
