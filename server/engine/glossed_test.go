@@ -678,6 +678,7 @@ func TestOwnDefinition(t *testing.T) {
 		{"YAML", `Short for "YAML Ain't Markup Language", a way to write nested data.`, "A way to write nested data."},
 		{"accuracy", "Accuracy measures how close results are to the true value.", "Accuracy measures how close results are to the true value."},
 		{"stack", "A stack is empty.", "A stack is empty."},
+		{"hidden layer (deep learning)", "A hidden layer in a neural network refers to the neurons between input and output.", "The neurons between input and output."},
 		{"cache", "A store of copies kept near the code that reads them.", "A store of copies kept near the code that reads them."},
 	}
 	for _, tt := range tests {
@@ -703,6 +704,25 @@ func TestCircular(t *testing.T) {
 	for _, tt := range tests {
 		if got := circular(fact{term: tt.term, def: tt.def}); got != tt.want {
 			t.Errorf("circular(%q, %q) = %v, want %v", tt.term, tt.def, got, tt.want)
+		}
+	}
+}
+
+// TestGlossWithNestedBrackets: a translation between term and definition
+// may hold brackets of its own ("(Spanish: *pasar (una prueba)*)"); the
+// definition still starts after its colon.
+func TestGlossWithNestedBrackets(t *testing.T) {
+	text := "# Testing terms\n\n" +
+		"- **pass (a test)** (Spanish: *pasar (una prueba)*): A test passes if the actual result matches the expected result.\n" +
+		"- **fixture** (Spanish: *accesorio (de prueba)*): Data that a test sets up before it runs and removes after it ends.\n" +
+		"- **assertion** (Spanish: *aserción*): A statement in a test that must hold for the test to pass.\n"
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"What does it mean to pass a test?", "What does “fixture” mean?"} {
+		if !slices.ContainsFunc(ex.Questions, func(q studyloop.Question) bool { return q.Prompt == want }) {
+			t.Errorf("no question %q among %+v", want, ex.Questions)
 		}
 	}
 }

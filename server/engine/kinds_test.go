@@ -436,6 +436,8 @@ func TestAskDefinition(t *testing.T) {
 		{"vectorize", "To write code that works on whole arrays at once.", "What does it mean to vectorize?"},
 		{"aggregation", "To combine many values into one.", "What does “aggregation” mean?"},
 		{"stream", "A sequence of data read one piece at a time.", "What does “stream” mean?"},
+		{"pass (a test)", "A test passes if its actual result matches the expected one.", "What does it mean to pass a test?"},
+		{"variable (program)", "A name in a program that holds some data.", "What does “variable (program)” mean?"},
 	}
 	for _, tt := range tests {
 		if got := askDefinition(tt.term, tt.def); got != tt.want {

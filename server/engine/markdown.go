@@ -207,7 +207,7 @@ func termLine(p plain, termEnd int, kind factKind, group int) (fact, bool) {
 	// A gloss between term and separator ("**ribosome** (Spanish:
 	// *ribosoma*): ...") belongs to neither.
 	if strings.HasPrefix(trimmed, "(") {
-		if end := strings.Index(trimmed, ")"); end > 0 && end < 120 {
+		if end := closingBracket(trimmed); end > 0 && end < 120 {
 			trimmed = strings.TrimLeft(trimmed[end+1:], " \t")
 		}
 	}
@@ -255,6 +255,25 @@ func wordsOnly(s string) bool {
 	return strings.TrimSpace(s) != ""
 }
 
+// closingBracket returns the index of the bracket that closes the one
+// text opens with, counting nested pairs ("(Spanish: resultado real (de
+// una prueba))"), or -1.
+func closingBracket(text string) int {
+	depth := 0
+	for i, r := range text {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
 // ownDefinition is def without an opening that restates its term: "An
 // algorithm is a set of steps …" defines "algorithm" as "A set of steps
 // …", "Short for “permanent link”, a URL …" as "A URL …" (the expansion is
@@ -263,7 +282,8 @@ func ownDefinition(term, def string) string {
 	if m := shortFor.FindStringIndex(def); m != nil {
 		return upperFirst(def[m[1]:])
 	}
-	lower, t := strings.ToLower(def), strings.ToLower(term)
+	base, _, _ := strings.Cut(term, " (") // "hidden layer (deep learning)"
+	lower, t := strings.ToLower(def), strings.ToLower(base)
 	for _, article := range []string{"", "a ", "an ", "the "} {
 		if !strings.HasPrefix(lower, article+t+" ") {
 			continue
@@ -280,9 +300,9 @@ func ownDefinition(term, def string) string {
 // "Short for “YAML Ain’t Markup Language”, ".
 var shortFor = regexp.MustCompile(`^Short for (?:"[^"]{2,80}"|“[^”]{2,80}”|[\pL -]{2,60}), `)
 
-// restatingVerb matches the "is" of a definition that opens with its own
-// term, after a qualifier: "in programming is ".
-var restatingVerb = regexp.MustCompile(`^(?:in [\pL -]{2,40}? )?(?:is|are) `)
+// restatingVerb matches the "is" or "refers to" of a definition that
+// opens with its own term, after a qualifier: "in programming is ".
+var restatingVerb = regexp.MustCompile(`^(?:in [\pL -]{2,40}? )?(?:is|are|refers to) `)
 
 // firstSentence cuts a definition to its first sentence: the rest
 // (examples, cross-references) is more than an answer should hold.

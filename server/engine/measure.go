@@ -64,12 +64,15 @@ func Measure(text string, ex studyloop.Extraction) Report {
 		k := answerKey(q.Answer)
 		answers[k]++
 		display[k] = q.Answer
-		asked[stemKey(q.Answer, stemWord)] = true
+		asked[askedKey(q.Answer)] = true
 		for _, alt := range q.Alternatives {
-			asked[stemKey(alt, stemWord)] = true // "preload", accepted for "end diastolic volume", which the text says it is
+			asked[askedKey(alt)] = true // "preload", accepted for "end diastolic volume", which the text says it is
 		}
 		if m := asksDefinition.FindStringSubmatch(q.Prompt); m != nil {
-			asked[stemKey(m[1]+m[2], stemWord)] = true
+			asked[askedKey(m[1]+m[2])] = true
+		}
+		if m := asksVerb.FindStringSubmatch(q.Prompt); m != nil {
+			asked[askedKey(m[1])] = true // "pass (a test)"
 		}
 		for _, c := range q.Choices {
 			if c != q.Answer {
@@ -103,7 +106,7 @@ func Measure(text string, ex studyloop.Extraction) Report {
 		if !boldNounPhrase(lex, t) {
 			continue
 		}
-		k := stemKey(t, stemWord)
+		k := askedKey(t)
 		if strings.TrimSpace(k) == "" || terms[k] {
 			continue
 		}
@@ -116,6 +119,14 @@ func Measure(text string, ex studyloop.Extraction) Report {
 		}
 	}
 	return r
+}
+
+// askedKey is how Measure matches a bold term with what questions ask:
+// stems, without a bracket after the words ("end diastolic volume
+// (EDV)", "pass (a test)").
+func askedKey(term string) string {
+	term, _, _ = strings.Cut(term, " (")
+	return stemKey(term, stemWord)
 }
 
 // boldLine reports whether the bold span from to to is all its line
@@ -135,6 +146,10 @@ func boldLine(text string, from, to int) bool {
 // asksDefinition matches the prompts that ask for a term's definition and
 // captures the term.
 var asksDefinition = regexp.MustCompile(`^What (?:is meant by|is|are|does it mean to) (?:an? |the )?(.+)\?$|^What does “(.+)” mean\?$`)
+
+// asksVerb matches the prompts that ask what a verb means and captures
+// the verb: "What does it mean to pass a test?".
+var asksVerb = regexp.MustCompile(`^What does it mean to (\S+) `)
 
 // boldNounPhrase reports whether t, set in bold, names a term rather than
 // stressing a clause: one to four words, none of them a function word but

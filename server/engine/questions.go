@@ -736,6 +736,10 @@ const maxRecalledWords = 22
 // mass noun's ("a literate programming") wrong.
 func askDefinition(term, def string) string {
 	lex := lexicon.Default()
+	if base, object, ok := strings.Cut(strings.TrimSuffix(term, ")"), " ("); ok && !strings.Contains(base, " ") && lex.IsVerb(base) &&
+		(strings.HasPrefix(object, "a ") || strings.HasPrefix(object, "an ")) {
+		return "What does it mean to " + base + " " + object + "?" // "pass (a test)"
+	}
 	verb := lex.IsVerb(term) || !lex.IsNoun(term) && !strings.HasSuffix(term, "ing") && !strings.HasSuffix(term, "ed") // "vectorize", not "aggregation"
 	if strings.EqualFold(firstWord(def), "to") && !strings.Contains(term, " ") && verb {
 		return "What does it mean to " + term + "?"
