@@ -898,7 +898,10 @@ func cognateInPrompt(q studyloop.Question) bool {
 		answer := []rune(words[0])
 		for _, w := range prompt {
 			rw := []rune(w)
-			if len(answer) >= 6 && len(rw) >= 5 && commonRun(answer, rw) >= 6 || sameRoot(answer, rw) {
+			if sameRoot(answer, rw) {
+				return true
+			}
+			if run := commonRun(answer, rw); len(answer) >= 6 && len(rw) >= 5 && run >= 6 && !(commonSuffix(answer, rw) == run && !opposedPrefixes(words[0], w)) {
 				return true
 			}
 		}
@@ -968,6 +971,32 @@ func sameRoot(a, b []rune) bool {
 }
 
 // commonRun is the length of the longest run of letters a and b share.
+// commonSuffix is the length of the longest ending a and b share.
+func commonSuffix(a, b []rune) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
+		n++
+	}
+	return n
+}
+
+// opposedPrefixes reports whether a and b open with prefixes of opposite
+// sense ("hypothermia", "hyperthermia"; "exocytosis", "endocytosis"):
+// what they share, one gives the other away by contrast. Words that share
+// only a learned ending ("phagocytosis", "endocytosis") do not.
+func opposedPrefixes(a, b string) bool {
+	for _, p := range prefixOpposites {
+		if strings.HasPrefix(a, p[0]) && strings.HasPrefix(b, p[1]) || strings.HasPrefix(a, p[1]) && strings.HasPrefix(b, p[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+// prefixOpposites are pairs of prefixes of opposite sense.
+var prefixOpposites = [][2]string{{"hypo", "hyper"}, {"endo", "exo"}, {"pre", "post"}, {"sub", "super"}, {"inter", "intra"},
+	{"micro", "macro"}, {"homo", "hetero"}, {"mono", "poly"}, {"in", "ex"}, {"im", "ex"}, {"over", "under"}, {"anti", "pro"}}
+
 func commonRun(a, b []rune) int {
 	best := 0
 	prev := make([]int, len(b)+1)

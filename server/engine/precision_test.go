@@ -200,6 +200,8 @@ func TestPrecisionChecks(t *testing.T) {
 		{"answer guessable", cloze("The governed feared the _____ above them.", "rulers"), false},
 		{"answer guessable", cloze("The _____ is the learned response to the conditioned stimulus.", "conditioned response"), false},
 		{"answer guessable", cloze("The opposite of hyperthermia is called _____.", "hypothermia"), true},
+		{"answer guessable", cloze("In _____, the opposite of endocytosis, a vesicle fuses with the membrane.", "exocytosis"), true},
+		{"answer guessable", cloze("_____ is the form of endocytosis in which a cell takes in large particles.", "phagocytosis"), false},
 		{"answer guessable", cloze("The ventricles fill for about 100 _____ after each beat.", "ms"), true},
 		{"blank splits a phrase", cloze("The bell made the _____, cat, or other animal salivate.", "dog"), true},
 		{"answer guessable", cloze("Blood leaves the left _____ through the aorta.", "ventricle"), false},
