@@ -712,14 +712,14 @@ func (a *asker) genericMark(term string) bool {
 // A sentence that leans on the one before (leans, or by its opening
 // words) is asked after that one, when that one stands on its own.
 func (a *asker) markCloze(s *sentence, b blank, i int, leans bool) (studyloop.Question, bool) {
-	if !clozeSentence(s, minClozeTokens) || a.unfitBlank(s, b) {
+	if !clozeSentence(s, minFallbackTokens) || a.unfitBlank(s, b) {
 		return studyloop.Question{}, false
 	}
 	q := studyloop.Question{Type: studyloop.QuestionCloze, Answer: s.text[b.from:b.to], Source: s.span()}
 	q.Prompt, q.Alternatives = clozePrompt(s, b)
 	// A short sentence ("The unwound region is called a _____.") fits too
 	// much alone and is asked after the sentence before.
-	short := len(strings.Fields(q.Prompt)) < minClozeContext+1
+	short := len(strings.Fields(q.Prompt)) < minClozeContext+1 || !clozeSentence(s, minClozeTokens)
 	a.tagged[s.text] = s.toks
 	if !short && !leans && !s.hasProblem() {
 		return q, a.check(q) == nil

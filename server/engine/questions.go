@@ -311,7 +311,6 @@ func (a *asker) ask(ctx context.Context, u *unit) error {
 	src := a.rankSentences(u, minClozeTokens)
 	got := a.take(ctx, u, want, [][]studyloop.Question{
 		a.boldQuestions(u, n),
-		a.markClozes(u, leaningSentences),
 		a.shortAnswers(u, n),
 		statedQuestions(u, n),
 		eventOrder(u),
@@ -319,6 +318,9 @@ func (a *asker) ask(ctx context.Context, u *unit) error {
 		a.termDefinitions(u, n),
 		a.clozes(u, src, n, minClozeContext, false),
 	})
+	// A cloze asked after its lead-in sentence takes that sentence too:
+	// only once the sentence has given what questions it has of its own.
+	got += a.take(ctx, u, want-got, [][]studyloop.Question{a.markClozes(u, leaningSentences)})
 	if got == 0 && ctx.Err() == nil && a.minRecur < minRecurrence(chapterWords) {
 		// Too little text for the usual shapes: blank a shorter sentence.
 		// Not in a chapter, where a topic without a question is better
@@ -1156,8 +1158,8 @@ func rivalNearby(s *sentence, b blank) bool {
 			answer = append(answer, i)
 		}
 	}
-	if len(answer) < 2 || !s.tagged || definingSlot(s, b) {
-		return false
+	if len(answer) < 2 || !s.tagged || definingSlot(s, b) || properName(s.text[b.from:b.to]) {
+		return false // "the Stamp Act" is not another name of "the Sugar Act"
 	}
 	head := s.stems[answer[len(answer)-1]]
 	if head < 0 {
@@ -1208,6 +1210,17 @@ func rivalNearby(s *sentence, b blank) bool {
 		return rival(sents[i-1], false)
 	}
 	return false
+}
+
+// properName reports whether every word of name is capitalised: "Stamp
+// Act", "Boston Tea Party".
+func properName(name string) bool {
+	for _, w := range strings.Fields(name) {
+		if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return name != ""
 }
 
 // definingSlot reports whether the blank is the subject of a sentence
