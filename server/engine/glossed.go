@@ -734,6 +734,11 @@ func (a *asker) markCloze(s *sentence, b blank, i int, leans bool) (studyloop.Qu
 	if !prev.tagged || len(prev.toks) > 40 || !endsSentence(prev.text) || strings.ContainsAny(prev.text, "?\n") || prev.hasProblem() || a.used[prev.span()] {
 		return studyloop.Question{}, false
 	}
+	for _, pb := range a.unaskedBlanks(prev) {
+		if _, ok := a.markCloze(prev, pb, i-1, false); ok {
+			return studyloop.Question{}, false // the sentence before asks a bold term of its own
+		}
+	}
 	q.Prompt = prev.text + " " + q.Prompt
 	q.Source.Start = prev.span().Start
 	if a.check(q) != nil {

@@ -726,3 +726,25 @@ func TestGlossWithNestedBrackets(t *testing.T) {
 		}
 	}
 }
+
+// TestLeadInKeepsTheLeadsOwnTerm: a sentence with a bold term of its own
+// to ask is no lead-in for the next one, which would take it.
+func TestLeadInKeepsTheLeadsOwnTerm(t *testing.T) {
+	text := "# Protest\n\nParliament taxed printed paper in the colonies in the spring of 1765. " +
+		"Delegates from nine colonies met at the **Stamp Act Congress** in October and sent petitions to Parliament. " +
+		"It repealed the tax a year later but passed the **Declaratory Act**, which asserted its authority over the colonies in all cases."
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := false
+	for _, q := range ex.Questions {
+		if strings.Contains(q.Prompt, "sent petitions to Parliament. It") {
+			t.Errorf("the lead sentence was taken by %q", q.Prompt)
+		}
+		asked = asked || q.Answer == "Stamp Act Congress"
+	}
+	if !asked {
+		t.Errorf("no question of the Stamp Act Congress among %+v", ex.Questions)
+	}
+}

@@ -311,6 +311,7 @@ func (a *asker) ask(ctx context.Context, u *unit) error {
 	src := a.rankSentences(u, minClozeTokens)
 	got := a.take(ctx, u, want, [][]studyloop.Question{
 		a.boldQuestions(u, n),
+		a.markClozes(u, leaningSentences),
 		a.shortAnswers(u, n),
 		statedQuestions(u, n),
 		eventOrder(u),
@@ -318,9 +319,6 @@ func (a *asker) ask(ctx context.Context, u *unit) error {
 		a.termDefinitions(u, n),
 		a.clozes(u, src, n, minClozeContext, false),
 	})
-	// A cloze asked after its lead-in sentence takes that sentence too:
-	// only once the sentence has given what questions it has of its own.
-	got += a.take(ctx, u, want-got, [][]studyloop.Question{a.markClozes(u, leaningSentences)})
 	if got == 0 && ctx.Err() == nil && a.minRecur < minRecurrence(chapterWords) {
 		// Too little text for the usual shapes: blank a shorter sentence.
 		// Not in a chapter, where a topic without a question is better
