@@ -471,3 +471,27 @@ func TestLeadInSentenceNotAskedAgain(t *testing.T) {
 		t.Errorf("no naming question after the lead-in among %+v", ex.Questions)
 	}
 }
+
+// TestCellPrompt: a table's cell is asked with its row's name, and a row
+// named by a range of values with the column that holds them; a column of
+// examples gives no question (any example would do).
+func TestCellPrompt(t *testing.T) {
+	tests := []struct {
+		f     fact
+		want  string
+		plain bool
+	}{
+		{fact{kind: factCell, term: "sodium", attr: "Symbol", key: "Element", def: "Na"}, "What is the symbol of sodium?", true},
+		{fact{kind: factCell, term: "less than 0.4", attr: "Usual bond type", key: "Electronegativity difference", def: "nonpolar covalent"}, "What is the usual bond type when the electronegativity difference is less than 0.4?", true},
+		{fact{kind: factCell, term: "0.4 to 1.8", attr: "Usual bond type", key: "Electronegativity difference", def: "polar covalent"}, "What is the usual bond type when the electronegativity difference is 0.4 to 1.8?", true},
+		{fact{kind: factCell, term: "0.4 to 1.8", attr: "Example", key: "Electronegativity difference", def: "H–Cl (1.0)"}, "What is the example when the electronegativity difference is 0.4 to 1.8?", false},
+	}
+	for _, tt := range tests {
+		if got := cellPrompt(tt.f); got != tt.want {
+			t.Errorf("cellPrompt(%q, %q) = %q, want %q", tt.f.term, tt.f.attr, got, tt.want)
+		}
+		if got := plainCell(tt.f); got != tt.plain {
+			t.Errorf("plainCell(%q, %q) = %v, want %v", tt.f.term, tt.f.attr, got, tt.plain)
+		}
+	}
+}

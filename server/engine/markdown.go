@@ -53,6 +53,7 @@ type fact struct {
 	term  string
 	def   string
 	attr  string // factCell: the column header
+	key   string // factCell: the header of the rows' first column
 	span  studyloop.Span
 	group int // facts of one list, definition list or table column share a group
 }
@@ -362,7 +363,7 @@ func (w *walker) table(t *extast.Table) {
 			}
 			span := studyloop.Span{Start: cells[0].span().Start, End: cells[j].span().End}
 			w.current.facts = append(w.current.facts, fact{
-				kind: factCell, term: term, def: def, attr: headers[j], span: span, group: base + j,
+				kind: factCell, term: term, def: def, attr: headers[j], key: headers[0], span: span, group: base + j,
 			})
 		}
 	}

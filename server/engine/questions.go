@@ -894,9 +894,20 @@ func describePrompt(def string) string {
 	return describePrefix + trimEnd(def) + "?"
 }
 
+// cellPrompt asks for the cell f: "What is the symbol of sodium?", and
+// for a row named by a range of values, with the column that holds them:
+// "What is the usual bond type when the electronegativity difference is
+// less than 0.4?".
 func cellPrompt(f fact) string {
+	if rangeKey.MatchString(f.term) && f.key != "" {
+		return "What is the " + lowerFirst(f.attr) + " when the " + lowerFirst(f.key) + " is " + f.term + "?"
+	}
 	return "What is the " + lowerFirst(f.attr) + " of " + f.term + "?"
 }
+
+// rangeKey matches a table row named by a number or a range of values:
+// "less than 0.4", "0.4 to 1.8", "> 1.8".
+var rangeKey = regexp.MustCompile(`(?i)^(less than|more than|greater than|fewer than|at least|at most|up to|over|under|below|above|between|[<>≤≥~±]|\d)`)
 
 // blank is a stretch of a sentence that a cloze question hides.
 type blank struct {

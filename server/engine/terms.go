@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -244,11 +245,17 @@ func plainCell(f fact) bool {
 	if !short(f.term, 4) || !short(f.attr, 4) || len(strings.Fields(f.def)) > 8 || strings.ContainsAny(f.def, "=+") {
 		return false
 	}
+	if exampleColumn.MatchString(f.attr) {
+		return false // "C–H (0.35)" is one example of many a student could give
+	}
 	// A column headed by a plural ("bacteria", "eukaryotes") holds what
 	// each group does, not an attribute of the row's term.
 	head, _, _ := strings.Cut(strings.ToLower(f.attr), " of ") // "number of moons" is a number
 	return !plural(headNoun(head))
 }
+
+// exampleColumn matches the header of a column of examples.
+var exampleColumn = regexp.MustCompile(`(?i)^(examples?|for example|e\.g\.?|instances?|sample)$`)
 
 func cellKey(f fact) string { return strings.ToLower(f.term) + "\x00" + strings.ToLower(f.attr) }
 
