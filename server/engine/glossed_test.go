@@ -398,8 +398,8 @@ func TestMarkedHead(t *testing.T) {
 }
 
 func TestFullName(t *testing.T) {
-	a := &asker{lex: lexicon.Default(), text: "Ivan **Pavlov** studied dogs. Later John B. Watson studied children. Pavlov won a prize."}
-	for answer, want := range map[string]string{"Pavlov": "Ivan Pavlov", "Watson": "John B. Watson", "dogs": "", "Ivan Pavlov": ""} {
+	a := &asker{lex: lexicon.Default(), text: "Ivan **Pavlov** studied dogs. Later John B. Watson studied children. Pavlov won a prize. Each costs 6 NADPH. Two Glucks make one sugar, and two G3P make one glucose."}
+	for answer, want := range map[string]string{"Pavlov": "Ivan Pavlov", "Watson": "John B. Watson", "dogs": "", "Ivan Pavlov": "", "Glucks": "", "G3P": ""} {
 		if got := a.fullName(answer); got != want {
 			t.Errorf("fullName(%q) = %q, want %q", answer, got, want)
 		}

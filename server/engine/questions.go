@@ -534,7 +534,7 @@ func (a *asker) fullName(answer string) string {
 	if a.fullNames == nil {
 		a.fullNames = map[string]string{}
 	}
-	if r, _ := utf8.DecodeRuneInString(answer); unicode.IsUpper(r) && !strings.ContainsRune(answer, ' ') &&
+	if r, _ := utf8.DecodeRuneInString(answer); unicode.IsUpper(r) && !strings.ContainsRune(answer, ' ') && !isAcronym(answer) &&
 		(a.lex.IsPerson(answer) || a.lex.Senses(strings.ToLower(answer)) == 0) {
 		full = a.firstFullName(answer)
 	}
@@ -554,8 +554,8 @@ func (a *asker) firstFullName(surname string) string {
 			var names []string
 			for i := len(words) - 1; i >= 0 && len(names) < 3; i-- {
 				r, _ := utf8.DecodeRuneInString(words[i])
-				if !unicode.IsUpper(r) || strings.ContainsAny(words[i], ",;:()") {
-					break
+				if !unicode.IsUpper(r) || strings.ContainsAny(words[i], ",;:()") || strings.HasSuffix(words[i], ".") && utf8.RuneCountInString(words[i]) > 2 {
+					break // "NADPH. Two G3P": a sentence ended; "John B. Watson" holds an initial
 				}
 				names = append([]string{words[i]}, names...)
 			}
