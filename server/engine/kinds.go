@@ -329,6 +329,9 @@ func namedQuestion(s *sentence) (studyloop.Question, bool) {
 		if len(subject) > 25 || strings.Contains(s.text[s.toks[from].Start:s.toks[be].Start], ",") {
 			return studyloop.Question{}, false
 		}
+		if last := s.lower[be-1]; last == "and" || last == "or" {
+			return studyloop.Question{}, false // "An atom that … carries a charge and is called": two predicates, no subject to ask with
+		}
 		relative := false // "The period of time that begins with …"
 		for i, t := range subject {
 			passive := t.Tag == "VBD" && i+1 < len(subject) && s.lower[i+1] == "by" // "those encoded by exons"
