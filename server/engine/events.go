@@ -70,8 +70,9 @@ func findDatedEvent(s *sentence) (datedEvent, bool) {
 	if verb < 1 || !subjectOnly(clause[:verb]) {
 		return datedEvent{}, false
 	}
-	if clause = firstClause(clause); verb+1 >= len(clause) {
-		return datedEvent{}, false
+	whole := clause
+	if clause = firstClause(clause); verb+1 >= len(clause) || len(clause) < len(whole) && toks[year].Start > whole[len(clause)].Start {
+		return datedEvent{}, false // "Planters wanted land, and the gold found in 1829 …": the year is the next clause's
 	}
 	return datedEvent{s: s, clause: clause, verb: verb, year: toks[year].Text}, true
 }
@@ -344,10 +345,23 @@ func joinTokens(text string, tokens []token.Token) string {
 // made of part of a sentence may have cut in two.
 func statedQuestion(prompt, answer string, s *sentence) (studyloop.Question, bool) {
 	prompt = tidyPrompt(prompt)
-	if strings.ContainsAny(prompt, "\"“”()[];") {
+	if strings.ContainsAny(prompt, "\"“”()[];") || pointsOutside(answer) {
 		return studyloop.Question{}, false
 	}
 	return studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: prompt, Answer: answer, Source: s.span()}, true
+}
+
+// pointsOutside reports whether answer holds "this" or "these" before a
+// noun it has not named itself: "an enzyme that uses this flow to attach
+// phosphate" answers with a flow the question does not show.
+func pointsOutside(answer string) bool {
+	for _, m := range demonstrative.FindAllStringSubmatchIndex(answer, -1) {
+		which, noun := strings.ToLower(answer[m[2]:m[3]]), strings.ToLower(answer[m[4]:m[5]])
+		if (which == "this" || which == "these") && !contextFree[noun] && !said(answer[:m[0]], noun) {
+			return true
+		}
+	}
+	return false
 }
 
 // tidyPrompt closes the gaps that removed words leave: two spaces, a space

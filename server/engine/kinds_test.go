@@ -122,6 +122,9 @@ func TestStatedQuestions(t *testing.T) {
 		{"year inside the clause",
 			"# Cables\n\nThe first underseas cable was laid in 1851 between France and England." + filler,
 			"In what year was the first underseas cable laid between France and England?", "1851"},
+		{"a year of the next clause",
+			"# Removal\n\nCotton planters wanted the land, and the discovery of gold in northern Georgia in 1829 raised the pressure." + filler,
+			"", ""},
 		{"two years are no question",
 			"# Cables\n\nThe first underseas cable was laid in 1851 and replaced in 1866 between France and England." + filler,
 			"", ""},
@@ -495,6 +498,19 @@ func TestCellPrompt(t *testing.T) {
 		}
 		if got := plainCell(tt.f); got != tt.plain {
 			t.Errorf("plainCell(%q, %q) = %v, want %v", tt.f.term, tt.f.attr, got, tt.plain)
+		}
+	}
+}
+
+func TestPointsOutside(t *testing.T) {
+	for answer, want := range map[string]bool{
+		"an enzyme that uses this flow to attach phosphate to ADP":         true,
+		"an enzyme that lets ions flow back and uses this flow for work":   false,
+		"the duration of ventricular diastole during which filling occurs": false,
+		"a pledge to stop buying these goods":                              true,
+	} {
+		if got := pointsOutside(answer); got != want {
+			t.Errorf("pointsOutside(%q) = %v, want %v", answer, got, want)
 		}
 	}
 }
