@@ -423,6 +423,8 @@ func TestDistractorTerm(t *testing.T) {
 		{"marked in a chapter", "vagal stimulation", 1, minRecurrence(chapterWords), true, true},
 		{"said once in a short note", "vagal stimulation", 1, minRecurrence(100), false, true},
 		{"filler modifier", "slight stimulation", 4, minRecurrence(chapterWords), false, false},
+		{"what is left", "remaining electrons", 4, minRecurrence(chapterWords), false, false},
+		{"a count", "four electrons", 4, minRecurrence(chapterWords), false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -47,7 +47,8 @@ var genericModifiers = wordSet(`important specific various certain major main ke
 	most few several good bad best better high low higher lower long short first second third last next final
 	basic overall total actual present current usual normal typical chief principal primary essential relative
 	fresh recent slight average further additional initial various numerous extra some any greater lesser larger smaller
-	fourth fifth sixth seventh eighth ninth tenth`)
+	fourth fifth sixth seventh eighth ninth tenth remaining leftover rest two three four five six seven eight nine ten
+	twelve hundred thousand`)
 
 // humanity are the words for people at large: a blank of them asks
 // nothing of the subject ("A vast proportion of _____").
