@@ -225,6 +225,9 @@ func retagVerbs(toks []token.Token) {
 		if (t.Tag == "VBP" || t.Tag == "VBZ") && strings.HasSuffix(lower, "s") && !auxiliaries[lower] && !lex.IsVerb(lower) && !verbBase(lex, lower) && lex.IsNoun(lower) {
 			t.Tag = "NNS"
 		}
+		if t.Tag == "NN" && i > 0 && strings.HasSuffix(lower, "s") && !lex.IsNoun(lower) && verbBase(lex, lower) {
+			t.Tag = "VBZ" // "whose reaction center absorbs best": no noun of that spelling
+		}
 	}
 	for i := 1; i < len(toks); i++ {
 		t := &toks[i]

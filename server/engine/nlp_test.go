@@ -22,6 +22,7 @@ func TestRetagVerbs(t *testing.T) {
 		{"A cache must know how long a stored response stays correct.", "stays", "VBZ"},
 		{"The cells build proteins from amino acid chains in every tissue.", "chains", "NNS"},
 		{"The law of supply states that a higher price leads to a higher quantity supplied.", "states", "VBZ"},
+		{"Photosystem II, whose reaction center absorbs best at 680 nm, acts first.", "absorbs", "VBZ"},
 	}
 	for _, tt := range tests {
 		toks := tagSentence(tt.sentence)
