@@ -122,17 +122,14 @@ func needsContext(prompt string) bool {
 	if first == "the" && len(words) > 2 && relationalNouns[strings.Trim(words[1], ",;:")] && !ofWhat[strings.Trim(words[2], ",;:")] {
 		return true // "The output is cryptic …": the output of what?
 	}
-	if m := commaPronoun.FindStringSubmatchIndex(p); m != nil && !commaPronounInside(p, m, first) || backPointer.MatchString(p) {
+	if commaPronoun.MatchString(p) && !commaPronounInside(p, commaPronoun.FindStringSubmatchIndex(p), first) || backPointer.MatchString(p) {
 		return true
 	}
 	// A demonstrative in a question after a lead-in sentence points at
 	// that sentence: "The ventricles hold 130 mL. What is this volume
 	// called?"
 	lead, _, _ := strings.Cut(p, ". What ")
-	opening := -1 // where a cloze's sentence starts after its lead-in
-	if m := sentenceBreak.FindStringIndex(lead); m != nil {
-		opening = m[1] - 1
-	}
+	opening := secondSentence(lead) // where a cloze's sentence starts after its lead-in
 	for _, m := range demonstrative.FindAllStringSubmatchIndex(lead, -1) {
 		which, next := strings.ToLower(lead[m[2]:m[3]]), strings.ToLower(lead[m[4]:m[5]])
 		suchA := which == "such" && (next == "a" || next == "an")
@@ -263,9 +260,18 @@ var countedThings = regexp.MustCompile(`\bthe (?:two|three|four|five|six) \pL+`)
 // earlier. "This way" and "by this means" point forward and are allowed.
 var demonstrative = regexp.MustCompile(`(?i)\b(this|these|those|such)\s+(\pL+|_____)`)
 
-// sentenceBreak matches the end of a prompt's first sentence and the
-// capital that opens the next.
-var sentenceBreak = regexp.MustCompile(`[.!?] \p{Lu}`)
+// secondSentence returns where the second sentence of p starts (after
+// ". ", "! " or "? " and at a capital), or -1.
+func secondSentence(p string) int {
+	for i := 0; i+2 < len(p); i++ {
+		if (p[i] == '.' || p[i] == '!' || p[i] == '?') && p[i+1] == ' ' {
+			if r, _ := utf8.DecodeRuneInString(p[i+2:]); unicode.IsUpper(r) {
+				return i + 2
+			}
+		}
+	}
+	return -1
+}
 
 // quantityNouns name an amount: "this volume" after a sentence that gives
 // one in figures points at it.
@@ -324,11 +330,10 @@ var namingAfter = regexp.MustCompile(`^(?:is|are) (?:called|known as|termed|refe
 // ("… salivation from the dogs. Thus, the neutral stimulus became the
 // _____"): it concludes from that sentence, which the prompt holds.
 func dropLeadInConnective(p string) string {
-	m := sentenceBreak.FindStringIndex(p)
-	if m == nil {
+	opening := secondSentence(p)
+	if opening < 0 {
 		return p
 	}
-	opening := m[1] - 1
 	if c := leadInConnective.FindStringIndex(p[opening:]); c != nil {
 		return p[:opening] + upperFirst(p[opening+c[1]:])
 	}

@@ -1167,8 +1167,12 @@ func rivalNearby(s *sentence, b blank) bool {
 			answer = append(answer, i)
 		}
 	}
-	if len(answer) < 2 || !s.tagged || definingSlot(s, b) || properName(s.text[b.from:b.to]) {
+	if len(answer) < 2 || !s.tagged || properName(s.text[b.from:b.to]) {
 		return false // "the Stamp Act" is not another name of "the Sugar Act"
+	}
+	_, named := otherNamesAfter(s, b)
+	if definingSlot(s, b, named) {
+		return false
 	}
 	head := s.stems[answer[len(answer)-1]]
 	if head < 0 {
@@ -1185,9 +1189,9 @@ func rivalNearby(s *sentence, b blank) bool {
 			}
 		}
 	}
-	if _, end := otherNamesAfter(s, b); end > b.to {
+	if named > b.to {
 		for k, t := range s.toks {
-			if t.End() <= end {
+			if t.End() <= named {
 				aside = max(aside, k) // "stop codons or nonsense codons": another name is no rival
 			}
 		}
@@ -1233,10 +1237,10 @@ func properName(name string) bool {
 }
 
 // definingSlot reports whether the blank is the subject of a sentence
-// that says what it is or states ("An _____ is one that buyers purchase
+// (its other names end at end) that says what it is or states ("An _____ is one that buyers purchase
 // less of …", "The _____ states that …"): what follows tells it from its
 // kin ("normal good", "law of supply") named nearby.
-func definingSlot(s *sentence, b blank) bool {
+func definingSlot(s *sentence, b blank, end int) bool {
 	from := s.body()
 	if from > b.from {
 		return false
@@ -1244,7 +1248,6 @@ func definingSlot(s *sentence, b blank) bool {
 	if before := strings.ToLower(strings.TrimSpace(s.text[from:b.from])); before != "" && !articleOnly[before] {
 		return false
 	}
-	_, end := otherNamesAfter(s, b)
 	return definingVerb.MatchString(s.text[end:])
 }
 
@@ -1606,6 +1609,9 @@ var leadingOtherName = regexp.MustCompile(`^\s*` + otherNameInBrackets)
 func otherNamesAfter(s *sentence, b blank) ([]string, int) {
 	var names []string
 	end := b.to
+	if rest := strings.TrimLeft(s.text[end:], " "); !strings.HasPrefix(rest, "(") && !strings.HasPrefix(rest, ",") && !strings.HasPrefix(rest, "or ") {
+		return nil, end // the common case, without a regular expression
+	}
 	if m := leadingOtherName.FindStringSubmatchIndex(s.text[end:]); m != nil {
 		abbr, name := group(s.text[end:], m, 1), group(s.text[end:], m, 2)
 		if abbr == "" || abbreviates(abbr, s.text[b.from:b.to]) {
