@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Study is a body of study material and what was made from it.
@@ -86,7 +87,9 @@ type Question struct {
 
 // NamedBy reports whether a topic's title would give q's answer away if
 // shown with it: the title holds the answer or one of its alternatives
-// ("Afterload" over "What is the term for the tension …?"), or every word
+// ("Afterload" over "What is the term for the tension …?"), the answer's
+// last word ("How Monopolies Form" over "natural monopoly") or a word of
+// a proper name ("The Whig Opposition" over "Whig Party"), or every word
 // of the title is a word of the answer ("Termination" over a blank for
 // "termination of translation").
 func (q Question) NamedBy(title string) bool {
@@ -97,6 +100,16 @@ func (q Question) NamedBy(title string) bool {
 		}
 	}
 	answer := strings.FieldsFunc(strings.ToLower(q.Answer), notWordRune)
+	if n := len(answer); n > 1 && len(answer[n-1]) >= 4 && slices.ContainsFunc(words, func(w string) bool { return sameWord(w, answer[n-1]) }) {
+		return true // "Natural Monopoly" over "natural monopolies", "Heart Muscle" over "ventricular muscle"
+	}
+	if name := strings.Fields(q.Answer); len(name) > 1 && allCapitalised(name) {
+		for _, w := range strings.FieldsFunc(strings.ToLower(q.Answer), notWordRune) {
+			if len(w) >= 3 && !titleFillers[w] && slices.ContainsFunc(words, func(t string) bool { return sameWord(t, w) }) {
+				return true // "The Whig Opposition" over "Whig Party"
+			}
+		}
+	}
 	named := 0
 	for _, w := range words {
 		if titleFillers[w] {
@@ -126,12 +139,26 @@ var titleFillers = map[string]bool{"the": true, "a": true, "an": true, "of": tru
 func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }
 
 // sameWord reports whether a and b are one word, perhaps one in the
-// plural ("railway", "railways").
+// plural ("railway", "railways"; "monopoly", "monopolies").
 func sameWord(a, b string) bool {
 	if len(a) > len(b) {
 		a, b = b, a
 	}
+	if strings.HasSuffix(a, "y") && strings.HasSuffix(b, "ies") && a[:len(a)-1] == b[:len(b)-3] {
+		return len(a) >= 4
+	}
 	return a == b || len(a) >= 4 && strings.HasPrefix(b, a) && len(b)-len(a) <= 2
+}
+
+// allCapitalised reports whether every word of name opens with a capital:
+// a proper name ("Whig Party", "Indian Removal Act").
+func allCapitalised(name []string) bool {
+	for _, w := range name {
+		if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // Extraction is everything a Generator makes of one study text.

@@ -89,6 +89,12 @@ func TestQuestionNamedBy(t *testing.T) {
 		{"Initiation", Question{Answer: "initiation factors"}, true},
 		{"Gas Pressure", Question{Answer: "barometer"}, false},
 		{"Pressure", Question{Answer: "press"}, false},
+		{"Natural Monopoly", Question{Answer: "Natural monopolies"}, true},
+		{"9.1 How Monopolies Form: Barriers to Entry", Question{Answer: "monopoly"}, true},
+		{"The Whig Opposition", Question{Answer: "Whig Party"}, true},
+		{"The Whig Opposition", Question{Answer: "Henry Clay"}, false},
+		{"Cardiac Cycle", Question{Answer: "cardiac output"}, false},
+		{"Heart Muscle", Question{Answer: "ventricular muscle"}, true},
 	}
 	for _, tt := range tests {
 		if got := tt.q.NamedBy(tt.title); got != tt.want {
