@@ -422,7 +422,7 @@ func TestVariants(t *testing.T) {
 }
 
 func TestParticleKind(t *testing.T) {
-	for answer, want := range map[string]string{"calcium ions": "calcium", "oxygen molecules": "oxygen", "heat energy": "", "ions": "", "hydrogen ion": "hydrogen"} {
+	for answer, want := range map[string]string{"calcium ions": "calcium", "oxygen molecules": "oxygen", "heat energy": "", "ions": "", "hydrogen ion": "proton", "hydrogen ions": "protons", "oxygen ions": ""} {
 		if got := particleKind(answer); got != want {
 			t.Errorf("particleKind(%q) = %q, want %q", answer, got, want)
 		}

@@ -122,6 +122,9 @@ func needsContext(prompt string) bool {
 	if first == "the" && len(words) > 2 && relationalNouns[strings.Trim(words[1], ",;:")] && !ofWhat[strings.Trim(words[2], ",;:")] {
 		return true // "The output is cryptic …": the output of what?
 	}
+	if exceptionTo.MatchString(p) {
+		return true // "Why is hydrogen an exception?": to what?
+	}
 	if commaPronoun.MatchString(p) && !commaPronounInside(p, commaPronoun.FindStringSubmatchIndex(p), first) || backPointer.MatchString(p) {
 		return true
 	}
@@ -322,6 +325,10 @@ func commaPronounInside(p string, m []int, first string) bool {
 	return false
 }
 
+// exceptionTo matches a prompt that ends on a noun of relation without
+// its other side: "… an exception?", "… the opposite."
+var exceptionTo = regexp.MustCompile(`(?i)\b(?:an?|the) (?:exception|opposite|reverse|converse|counterexample)s?[.?]$`)
+
 // namingAfter matches a verb of naming: "is called", "are known as".
 var namingAfter = regexp.MustCompile(`^(?:is|are) (?:called|known as|termed|referred to as)\b`)
 
@@ -426,6 +433,11 @@ func abbreviationLeak(q studyloop.Question) bool {
 				return true
 			}
 			continue
+		}
+		for _, w := range strings.Fields(c) {
+			if isAcronym(w) && expandsIn(w, nearBlank(q.Prompt)) {
+				return true // "_____, named for crassulacean acid metabolism" for "CAM plants"
+			}
 		}
 		for _, w := range strings.FieldsFunc(prompt, func(r rune) bool { return !isLetterOrDigit(r) }) {
 			if isAcronym(w) && abbreviates(w, c) {

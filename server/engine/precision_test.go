@@ -53,6 +53,8 @@ func TestPrecisionChecks(t *testing.T) {
 		{"needs earlier sentence", cloze("In addition to coding for methionine, it is called the _____.", "start codon"), true},
 		{"needs earlier sentence", studyloop.Question{Type: studyloop.QuestionTermDefinition, Prompt: describePrompt("A property of a system that lets it work with an older system, or with input made for such a system."), Answer: "backward-compatible"}, false},
 		{"needs earlier sentence", cloze("Such a system is called _____.", "backward-compatible"), true},
+		{"needs earlier sentence", shortAnswer("Why is hydrogen an exception?", "because it is stable with two electrons"), true},
+		{"needs earlier sentence", shortAnswer("Why is hydrogen an exception to the octet rule?", "because it is stable with two electrons"), false},
 		{"needs earlier sentence", studyloop.Question{Type: studyloop.QuestionTermDefinition, Prompt: describePrompt("other things being equal; the assumption that every influence but one stays the same"), Answer: "ceteris paribus"}, false},
 		{"needs earlier sentence", cloze("Other proteins carry the _____ across the membrane.", "glucose"), true},
 		{"needs earlier sentence", cloze("The _____ enables RNA polymerase to bind to a promoter, thus allowing for the transcription of genes.", "σ factor"), false},
@@ -143,6 +145,8 @@ func TestPrecisionChecks(t *testing.T) {
 		{"points at figure or chapter", cloze("A _____ is a chart of elevation on a map.", "contour line"), false},
 
 		// An abbreviation in the prompt gives the answer away, or the other way round.
+		{"abbreviation leak", cloze("_____, named for crassulacean acid metabolism, open their stomata at night.", "CAM plants"), true},
+		{"abbreviation leak", cloze("_____ open their stomata at night and fix carbon then.", "CAM plants"), false},
 		{"abbreviation leak", cloze("Cells store energy as ATP, or _____.", "adenosine triphosphate"), true},
 		{"abbreviation leak", cloze("Deoxyribonucleic acid, or _____, holds the genes.", "DNA"), true},
 		{"abbreviation leak", cloze("The _____ measures output, and GDP per head is its ratio to population.", "gross domestic product"), true},

@@ -592,8 +592,20 @@ func particleKind(answer string) string {
 	if len(words) != 2 || !particles[strings.ToLower(words[1])] {
 		return ""
 	}
+	substance, head := strings.ToLower(words[0]), strings.ToLower(words[1])
+	if strings.HasPrefix(head, "ion") {
+		switch {
+		case substance == "hydrogen":
+			return strings.Replace(head, "ion", "proton", 1) // a hydrogen ion is a proton; "hydrogen" is the gas
+		case gasElements[substance]:
+			return "" // "oxygen" names the gas, not its ions
+		}
+	}
 	return words[0]
 }
+
+// gasElements are the elements whose name alone means their gas.
+var gasElements = wordSet(`hydrogen oxygen nitrogen chlorine fluorine`)
 
 // particles are the heads that name a substance's particles.
 var particles = wordSet(`ion ions atom atoms molecule molecules`)
