@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/jdkato/prose/v3/token"
 	"github.com/studyloop/studyloop/server/lexicon"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
@@ -161,6 +162,13 @@ func whyQuestion(s *sentence) (studyloop.Question, bool) {
 	if main[len(main)-1].Text == "," {
 		main = main[:len(main)-1]
 	}
+	// A phrase before the subject ("For a monopolist, marginal revenue is
+	// less than price because …") goes to the question's end.
+	setting := ""
+	if k := leadingSetting(s, main); k > 0 {
+		setting = " " + lowerFirstUnlessName(strings.TrimSpace(s.text[main[0].Start:main[k-1].End()]), main[0].Tag)
+		main = main[k+1:]
+	}
 	// The verb is the clause's last finite one, after a subject that ends
 	// in a noun and holds no other verb: in "Green leaves look green", the
 	// tagger's verb "leaves" is a noun of the subject.
@@ -189,7 +197,7 @@ func whyQuestion(s *sentence) (studyloop.Question, bool) {
 	if strings.ContainsAny(s.text[:main[verb].End()], ":;()\"") || strings.Contains(s.text, "n't") {
 		return studyloop.Question{}, false
 	}
-	if first := s.lower[0]; (first == "the" || first == "this" || first == "these") && verb <= 2 {
+	if first := strings.ToLower(main[0].Text); (first == "the" || first == "this" || first == "these") && verb <= 2 {
 		return studyloop.Question{}, false // "the output" names something said before
 	}
 	for _, t := range main[:verb] {
@@ -199,8 +207,8 @@ func whyQuestion(s *sentence) (studyloop.Question, bool) {
 	}
 	text := s.text
 	subject := termCase(text[main[0].Start:main[verb-1].End()], main[0].Tag)
-	rest := strings.TrimSpace(text[main[verb].End():main[len(main)-1].End()])
-	v := s.lower[verb]
+	rest := strings.TrimSpace(text[main[verb].End():main[len(main)-1].End()]) + setting
+	v := strings.ToLower(main[verb].Text)
 	var prompt string
 	switch {
 	case main[verb].Tag == "MD" || beForms[v]:
@@ -225,6 +233,25 @@ func whyQuestion(s *sentence) (studyloop.Question, bool) {
 	prompt = strings.Join(strings.Fields(prompt), " ")
 	answer := strings.TrimSpace(text[s.toks[cut].Start:s.toks[len(s.toks)-2].End()])
 	return studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: prompt, Answer: answer, Source: s.span()}, true
+}
+
+// leadingSetting returns the index of the comma that closes a
+// prepositional phrase opening main ("For a monopolist,", "In plants,"),
+// or -1: up to six words, no verb, and no connective that points back
+// ("In addition,", "For example,").
+func leadingSetting(s *sentence, main []token.Token) int {
+	if len(main) < 4 || main[0].Tag != "IN" || backPointer.MatchString(s.text) {
+		return -1
+	}
+	for k, t := range main[1:min(len(main), 8)] {
+		switch {
+		case t.Text == ",":
+			return k + 1
+		case strings.HasPrefix(t.Tag, "VB") || t.Tag == "MD" || t.Tag == "PRP" || t.Tag == "WDT" || t.Tag == "WP":
+			return -1
+		}
+	}
+	return -1
 }
 
 var beForms = wordSet(`is are was were`)
