@@ -748,3 +748,12 @@ func TestLeadInKeepsTheLeadsOwnTerm(t *testing.T) {
 		t.Errorf("no question of the Stamp Act Congress among %+v", ex.Questions)
 	}
 }
+
+func TestFormula(t *testing.T) {
+	a := &asker{text: "Plants take in CO₂ and release oxygen. Carbon dioxide enters through the stomata; water and NaCl do not."}
+	for answer, want := range map[string]string{"carbon dioxide": "CO₂", "CO₂": "carbon dioxide", "oxygen": "", "water": "", "NaCl": "", "sodium chloride": "NaCl", "glucose": ""} {
+		if got := a.formula(answer); got != want {
+			t.Errorf("formula(%q) = %q, want %q", answer, got, want)
+		}
+	}
+}

@@ -493,7 +493,7 @@ func (a *asker) otherAnswers(q studyloop.Question) []string {
 	}
 	out = append(out, a.aliases.of(q.Answer)...)
 	out = append(out, a.variants(q.Answer)...)
-	out = append(out, a.fullName(q.Answer), particleKind(q.Answer), a.markedHead(q.Answer))
+	out = append(out, a.fullName(q.Answer), particleKind(q.Answer), a.markedHead(q.Answer), a.formula(q.Answer))
 	var kept []string
 	for _, o := range out {
 		if o != "" && !slices.Contains(kept, o) {
@@ -582,6 +582,55 @@ func (a *asker) unmarkedText() string {
 		a.unmarked = strings.ReplaceAll(a.text, "**", "")
 	}
 	return a.unmarked
+}
+
+// formula is the chemical formula of a common substance named by answer,
+// or the name of one given as a formula, in the spelling the text uses
+// ("CO₂" for "carbon dioxide" where the text writes CO₂); "" when the text
+// uses neither spelling.
+func (a *asker) formula(answer string) string {
+	key := strings.ToLower(strings.TrimSpace(answer))
+	for _, f := range formulas {
+		switch {
+		case key == f[0]:
+			for _, spelling := range f[1:] {
+				if standsAlone(a.text, spelling) {
+					return spelling
+				}
+			}
+		case slices.Contains(f[1:], strings.TrimSpace(answer)):
+			if strings.Contains(strings.ToLower(a.text), f[0]) {
+				return f[0]
+			}
+		}
+	}
+	return ""
+}
+
+// standsAlone reports whether word occurs in text with no letter or
+// digit right before or after it ("O₂" inside "CO₂" does not).
+func standsAlone(text, word string) bool {
+	for at := 0; ; {
+		i := strings.Index(text[at:], word)
+		if i < 0 {
+			return false
+		}
+		i += at
+		before, _ := utf8.DecodeLastRuneInString(text[:i])
+		after, _ := utf8.DecodeRuneInString(text[i+len(word):])
+		if !isLetterOrDigit(before) && !isLetterOrDigit(after) && !unicode.IsNumber(after) {
+			return true
+		}
+		at = i + len(word)
+	}
+}
+
+// formulas are common substances: the name, then its formula as written
+// with subscripts and without.
+var formulas = [][]string{
+	{"carbon dioxide", "CO₂", "CO2"}, {"carbon monoxide", "CO"}, {"water", "H₂O", "H2O"}, {"oxygen", "O₂", "O2"},
+	{"nitrogen", "N₂", "N2"}, {"hydrogen", "H₂", "H2"}, {"ozone", "O₃", "O3"}, {"methane", "CH₄", "CH4"},
+	{"ammonia", "NH₃", "NH3"}, {"glucose", "C₆H₁₂O₆", "C6H12O6"}, {"sodium chloride", "NaCl"},
 }
 
 // particleKind is the substance of a two-word answer that names its

@@ -487,8 +487,13 @@ func editDistance(a, b string) int {
 // German, the languages the generator reads.
 var articles = []string{"the ", "a ", "an ", "der ", "die ", "das ", "den ", "dem ", "des ", "ein ", "eine ", "einen ", "einem ", "einer "}
 
+// scriptDigits writes subscript and superscript digits as plain ones, so
+// that a typed "CO2" is "CO₂".
+var scriptDigits = strings.NewReplacer("₀", "0", "₁", "1", "₂", "2", "₃", "3", "₄", "4", "₅", "5", "₆", "6", "₇", "7", "₈", "8", "₉", "9",
+	"⁰", "0", "¹", "1", "²", "2", "³", "3", "⁴", "4", "⁵", "5", "⁶", "6", "⁷", "7", "⁸", "8", "⁹", "9")
+
 func normalizeAnswer(s string) string {
-	s = strings.ToLower(strings.Join(strings.Fields(s), " "))
+	s = strings.ToLower(strings.Join(strings.Fields(scriptDigits.Replace(s)), " "))
 	s = strings.TrimFunc(s, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) })
 	for _, article := range articles {
 		if rest, ok := strings.CutPrefix(s, article); ok {

@@ -34,6 +34,7 @@ func TestGrade(t *testing.T) {
 		{"Ribosome", short, templates.VerdictClose},  // 7 letters: one typo allowed
 		{"Ribosomen", short, templates.VerdictWrong}, // two typos: the student overrides if right
 		{"Rod", choice, templates.VerdictWrong},      // choices never pass as typos
+		{"CO2", studyloop.Question{Type: studyloop.QuestionCloze, Answer: "carbon dioxide", Alternatives: []string{"CO₂"}}, templates.VerdictRight},
 		{"red", choice, templates.VerdictRight},
 		{"Snell's law", studyloop.Question{Type: studyloop.QuestionCloze, Answer: "Snell’s law"}, templates.VerdictClose},
 		{"Théorème", studyloop.Question{Type: studyloop.QuestionCloze, Answer: "théorème"}, templates.VerdictRight},
