@@ -757,3 +757,21 @@ func TestFormula(t *testing.T) {
 		}
 	}
 }
+
+// TestClozeLeavesOutFigureReference: a bracketed pointer at a figure or a
+// table is no part of the statement; the cloze keeps the statement.
+func TestClozeLeavesOutFigureReference(t *testing.T) {
+	text := "# Removal\n\nSoldiers forced thousands of Cherokee people west through the winter of 1838. " +
+		"Survivors and their descendants remembered that march as the **Trail of Tears** (Figure 10.5). Many died on the way west."
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(ex.Questions, func(q studyloop.Question) bool { return q.Answer == "Trail of Tears" })
+	if i < 0 {
+		t.Fatalf("no question of the Trail of Tears among %+v", ex.Questions)
+	}
+	if q := ex.Questions[i]; strings.Contains(q.Prompt, "Figure") || !strings.HasSuffix(q.Prompt, "as the _____.") {
+		t.Errorf("prompt %q", q.Prompt)
+	}
+}

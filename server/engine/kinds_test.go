@@ -331,6 +331,7 @@ func TestRivalNearby(t *testing.T) {
 		{"The heart pumps blood through the body.", "At rest, there is little stretch of the ventricular muscle, and the sarcomeres stay short.", "ventricular muscle", false},
 		{"", "Skeletal muscle moves bones, while smooth muscle lines the gut and the blood vessels.", "smooth muscle", true},
 		{"", "Transcription proceeds from one of the two DNA strands that acts as a template, the so-called antisense strand.", "antisense strand", false},
+		{"", "In Cherokee Nation v. Georgia, the Court called the Cherokee a domestic dependent nation under federal protection.", "domestic dependent nation", false},
 	}
 	for _, tt := range tests {
 		b := &block{}

@@ -128,6 +128,9 @@ func needsContext(prompt string) bool {
 	if commaPronoun.MatchString(p) && !commaPronounInside(p, commaPronoun.FindStringSubmatchIndex(p), first) || backPointer.MatchString(p) {
 		return true
 	}
+	if m := personPronoun.FindStringIndex(p); m != nil && !namesPerson(p[:m[0]]) {
+		return true // "… she …" with no one named before her
+	}
 	// A demonstrative in a question after a lead-in sentence points at
 	// that sentence: "The ventricles hold 130 mL. What is this volume
 	// called?"
@@ -300,10 +303,32 @@ func said(before, noun string) bool {
 }
 
 // backPointer matches phrases that lean on an earlier sentence: an
-// opening "in that case", "for example" or "in addition", a narrative's
-// "she" or "him", "themselves", a bare "this" ("To allow for this, …"), and
+// opening "in that case", "for example" or "in addition", "themselves", a
+// bare "this" ("To allow for this, …"), and
 // a closing aside in lower case in brackets ("(still)"; "(snRNPs)" names).
-var backPointer = regexp.MustCompile(`(?i)^(in (that|this|such a|either|each) cases?|for (example|instance)|as a result|in turn|in addition|in particular|in fact|in contrast|by contrast|in comparison|by comparison|at this point|at that point|at the same time|in response|on the other hand|for this reason|to allow for this|in this way)\b|\b(she|he|her|him|themselves|himself|herself)\b|\bthis[,.;]|(?-i:\([a-z]+(?: [a-z]+)?\))\.?$`)
+var backPointer = regexp.MustCompile(`(?i)^(in (that|this|such a|either|each) cases?|for (example|instance)|as a result|in turn|in addition|in particular|in fact|in contrast|by contrast|in comparison|by comparison|at this point|at that point|at the same time|in response|on the other hand|for this reason|to allow for this|in this way)\b|\bthemselves\b|\bthis[,.;]|(?-i:\([a-z]+(?: [a-z]+)?\))\.?$`)
+
+// personPronoun matches a pronoun of a person.
+var personPronoun = regexp.MustCompile(`(?i)\b(she|he|her|him|himself|herself)\b`)
+
+// namesPerson reports whether text names a person WordNet knows, by a
+// capitalised word ("Jackson's critics, calling him …"): a pronoun after
+// it has someone to point at.
+func namesPerson(text string) bool {
+	lex := lexicon.Default()
+	opening := true // a sentence's first word is capitalised whatever it names ("Critics, calling him …")
+	for _, field := range strings.Fields(text) {
+		w := strings.Trim(field, ".,;:()\"“”")
+		base := strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
+		r, _ := utf8.DecodeRuneInString(base)
+		named := unicode.IsUpper(r) && len(base) > 2 && (lex.IsPerson(base) || lex.Senses(strings.ToLower(base)) == 0)
+		if named && (!opening || base != w) {
+			return true
+		}
+		opening = strings.HasSuffix(field, ".")
+	}
+	return false
+}
 
 // commaPronoun matches a pronoun opening the main clause after an
 // introductory phrase: "In addition to X, it also serves as ...". Group 1

@@ -1269,6 +1269,9 @@ func rivalNearby(s *sentence, b blank) bool {
 			if !strings.HasPrefix(m.Tag, "JJ") && !strings.HasPrefix(m.Tag, "NN") && m.Tag != "VBN" {
 				continue
 			}
+			if r, _ := utf8.DecodeRuneInString(m.Text); unicode.IsUpper(r) && j-1 > 0 && !isAcronym(m.Text) {
+				continue // "the Cherokee Nation" is a name, no rival of "domestic dependent nation"
+			}
 			if m.Tag == "CD" || ordinals[strings.ToLower(m.Text)] != "" || slices.ContainsFunc(answer, func(i int) bool { return strings.EqualFold(s.toks[i].Text, m.Text) }) {
 				continue
 			}
@@ -1649,6 +1652,9 @@ func clozePrompt(s *sentence, b blank) (string, []string) {
 	if from == b.from {
 		p = Blank + rest
 	}
+	if strings.Contains(p, "(") {
+		p = figureInBrackets.ReplaceAllString(p, "") // "… the _____ (Figure 10.5)." needs no figure
+	}
 	if !endsSentence(p) {
 		p += "."
 	}
@@ -1657,6 +1663,10 @@ func clozePrompt(s *sentence, b blank) (string, []string) {
 	}
 	return p, alternatives
 }
+
+// figureInBrackets matches a reference to a figure or a table in
+// brackets: " (Figure 10.5)", " (see Table 2)".
+var figureInBrackets = regexp.MustCompile(`\s*\((?:see )?(?:Figures?|Fig\.|Tables?)\s*\d+(?:\.\d+)*[a-z]?\)`)
 
 // leadingOtherName matches otherNameInBrackets at the start of a text.
 var leadingOtherName = regexp.MustCompile(`^\s*` + otherNameInBrackets)

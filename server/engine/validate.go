@@ -132,7 +132,7 @@ func checkQuestion(text string, q studyloop.Question, stem stemmer, tags sentenc
 	// name, which would give it away; the rest must be as written.
 	written := linkTarget.ReplaceAllString(text[q.Source.Start:q.Source.End], " ")
 	source := normalize(written)
-	shortened := normalize(commaOtherNameAnywhere.ReplaceAllString(abbreviationInBrackets.ReplaceAllString(written, ""), ""))
+	shortened := normalize(commaOtherNameAnywhere.ReplaceAllString(abbreviationInBrackets.ReplaceAllString(figureInBrackets.ReplaceAllString(written, ""), ""), ""))
 	if !containsWords(source, normalize(answer)) {
 		return fmt.Errorf("answer %q not found in its source", answer)
 	}
