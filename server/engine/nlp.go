@@ -170,7 +170,7 @@ func (a *analyzer) sentences(ctx context.Context, b *block, start, end int) erro
 				return err
 			}
 		}
-		sent := &sentence{text: s.Text, block: b, start: start + s.Start, toks: a.tok.Tokenize(spacedDashes(s.Text))}
+		sent := &sentence{text: s.Text, block: b, start: start + s.Start, toks: splitFinalStop(a.tok.Tokenize(spacedDashes(s.Text)))}
 		sent.lower = make([]string, len(sent.toks))
 		sent.stems = make([]int, len(sent.toks))
 		for k, t := range sent.toks {
@@ -192,6 +192,22 @@ func (a *analyzer) sentences(ctx context.Context, b *block, start, end int) erro
 		b.sents = append(b.sents, sent)
 	}
 	return nil
+}
+
+// splitFinalStop splits a sentence's full stop from its last word where
+// the tokenizer took the two for an abbreviation ("the Bank War."): a
+// word of three letters or more that is no abbreviation ("etc.", "U.S.").
+func splitFinalStop(toks []token.Token) []token.Token {
+	n := len(toks)
+	if n == 0 {
+		return toks
+	}
+	last := toks[n-1]
+	word, ok := strings.CutSuffix(last.Text, ".")
+	if !ok || utf8.RuneCountInString(word) < 3 || strings.Contains(word, ".") || abbreviations[strings.ToLower(word)] {
+		return toks
+	}
+	return append(toks[:n-1], token.Token{Text: word, Start: last.Start}, token.Token{Text: ".", Start: last.Start + len(word)})
 }
 
 // spacedDashes returns s with its em and en dashes written as a spaced

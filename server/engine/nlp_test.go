@@ -146,3 +146,16 @@ func TestCutOff(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitFinalStop(t *testing.T) {
+	for sentence, want := range map[string]string{
+		"The resulting conflict is known as the Bank War.": "War",
+		"They packed salt, flour, beans, etc.":             "etc",
+		"The treaty went to the U.S.":                      "U.S.",
+	} {
+		toks := tagSentence(sentence)
+		if len(toks) < 2 || toks[len(toks)-2].Text != want && toks[len(toks)-1].Text != want {
+			t.Errorf("last tokens of %q: %+v, want %q as a word", sentence, toks[max(0, len(toks)-2):], want)
+		}
+	}
+}

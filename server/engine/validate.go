@@ -535,7 +535,7 @@ func tagSentence(sentence string) []token.Token {
 	if err != nil {
 		return nil
 	}
-	toks := tokenize.New().Tokenize(spacedDashes(sentence))
+	toks := splitFinalStop(tokenize.New().Tokenize(spacedDashes(sentence)))
 	if len(toks) < 3 || len(toks) > maxTaggedTokens {
 		return nil
 	}
