@@ -277,6 +277,36 @@ func presentStem(v string) (string, bool) {
 
 // lowerFirstUnlessName lower-cases the first letter of a subject that
 // opened the sentence, unless it is a proper noun.
+// theName puts "the" before a proper name of a law, an event, a
+// document or an institution ("the Specie Circular", "the Panic of 1837",
+// "the Whig Party"), which English names with it; other terms stay as
+// they are.
+func theName(term string) string {
+	words := strings.Fields(term)
+	if len(words) < 2 {
+		return term
+	}
+	for _, w := range words {
+		if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) && !unicode.IsDigit(r) && w != "of" && w != "the" && w != "and" {
+			return term // not a proper name
+		}
+	}
+	head := words[len(words)-1]
+	if i := slices.Index(words, "of"); i > 0 {
+		head = words[i-1] // "Panic of 1837", "Treaty of New Echota"
+	}
+	if institutionNouns[strings.ToLower(head)] {
+		return "the " + term
+	}
+	return term
+}
+
+// institutionNouns are the heads of names that take "the".
+var institutionNouns = wordSet(`act acts bill law laws treaty war party circular panic compromise proclamation amendment
+	amendments declaration revolution movement system doctrine convention congress court bank company tariff ordinance
+	crisis massacre trail rebellion purchase plan deal agreement accord code codes bureau union confederacy republic
+	empire exposition affair campaign constitution charter council senate commission society league association`)
+
 func lowerFirstUnlessName(s, tag string) string {
 	if tag == "NNP" || tag == "NNPS" {
 		return s
@@ -627,7 +657,7 @@ func appositiveQuestion(s *sentence) (studyloop.Question, bool) {
 		}
 		term = strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(term, ""))
 		answer := s.text[s.toks[j+1].Start:s.toks[end-1].End()]
-		return statedQuestion("What is meant by "+lowerFirstUnlessName(term, s.toks[i].Tag)+"?", answer, s)
+		return statedQuestion("What is meant by "+theName(lowerFirstUnlessName(term, s.toks[i].Tag))+"?", answer, s)
 	}
 	return studyloop.Question{}, false
 }

@@ -521,3 +521,19 @@ func TestPointsOutside(t *testing.T) {
 		}
 	}
 }
+
+func TestTheName(t *testing.T) {
+	for term, want := range map[string]string{
+		"Specie Circular":      "the Specie Circular",
+		"Panic of 1837":        "the Panic of 1837",
+		"Whig Party":           "the Whig Party",
+		"Henry Clay":           "Henry Clay",
+		"ATP synthase":         "ATP synthase",
+		"Treaty of New Echota": "the Treaty of New Echota",
+		"filling time":         "filling time",
+	} {
+		if got := theName(term); got != want {
+			t.Errorf("theName(%q) = %q, want %q", term, got, want)
+		}
+	}
+}
