@@ -679,6 +679,8 @@ func TestOwnDefinition(t *testing.T) {
 		{"accuracy", "Accuracy measures how close results are to the true value.", "Accuracy measures how close results are to the true value."},
 		{"stack", "A stack is empty.", "A stack is empty."},
 		{"hidden layer (deep learning)", "A hidden layer in a neural network refers to the neurons between input and output.", "The neurons between input and output."},
+		{"epoch (deep learning)", "In deep learning, an epoch is one pass of all the training data through the network.", "One pass of all the training data through the network."},
+		{"object", "In object-oriented programming, a structure that holds the data of one instance.", "In object-oriented programming, a structure that holds the data of one instance."},
 		{"cache", "A store of copies kept near the code that reads them.", "A store of copies kept near the code that reads them."},
 	}
 	for _, tt := range tests {
@@ -773,5 +775,34 @@ func TestClozeLeavesOutFigureReference(t *testing.T) {
 	}
 	if q := ex.Questions[i]; strings.Contains(q.Prompt, "Figure") || !strings.HasSuffix(q.Prompt, "as the _____.") {
 		t.Errorf("prompt %q", q.Prompt)
+	}
+}
+
+// TestGlossaryEntryAfterCaution: an entry that opens with a caution or a
+// cross-reference defines its term in the sentence after it.
+func TestGlossaryEntryAfterCaution(t *testing.T) {
+	text := "# Terms\n\n" +
+		"- **argument**: The term should not be confused with parameter. An argument is a value passed to a function when it is called.\n" +
+		"- **arithmetic mean**: See mean. The sum of a set of numbers divided by how many numbers there are.\n" +
+		"- **epoch (deep learning)**: In deep learning, an epoch is one pass of all the training data through the network.\n"
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"What does “argument” mean?":              "A value passed to a function when it is called",
+		"What does “arithmetic mean” mean?":       "The sum of a set of numbers divided by how many numbers there are",
+		"What does “epoch (deep learning)” mean?": "One pass of all the training data through the network",
+	}
+	for _, q := range ex.Questions {
+		if a, ok := want[q.Prompt]; ok {
+			if q.Answer != a {
+				t.Errorf("%q answered %q, want %q", q.Prompt, q.Answer, a)
+			}
+			delete(want, q.Prompt)
+		}
+	}
+	for p := range want {
+		t.Errorf("no question %q among %+v", p, ex.Questions)
 	}
 }

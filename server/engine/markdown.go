@@ -222,7 +222,15 @@ func termLine(p plain, termEnd int, kind factKind, group int) (fact, bool) {
 	if !sep && !strings.HasSuffix(strings.TrimSpace(p.text[:termEnd]), ":") {
 		return fact{}, false
 	}
-	def := ownDefinition(term, firstSentence(strings.TrimSpace(trimmed)))
+	trimmed = strings.TrimSpace(trimmed)
+	if m := seeAlso.FindStringIndex(trimmed); m != nil && m[1] < len(trimmed) {
+		trimmed = trimmed[m[1]:] // "See mean. Calculated from …"
+	}
+	first := firstSentence(trimmed)
+	if rest := strings.TrimSpace(trimmed[len(first):]); rest != "" && notConfused.MatchString(first) {
+		first = firstSentence(rest) // "The term should not be confused with parameter. An argument is …"
+	}
+	def := ownDefinition(term, first)
 	if term == "" || def == "" || len(strings.Fields(term)) > 6 || len(strings.Fields(def)) < 2 || labelTerm.MatchString(term) {
 		return fact{}, false
 	}
@@ -283,6 +291,10 @@ func ownDefinition(term, def string) string {
 	if m := shortFor.FindStringIndex(def); m != nil {
 		return upperFirst(def[m[1]:])
 	}
+	whole := def
+	if m := fieldOpener.FindStringIndex(def); m != nil {
+		def = def[m[1]:] // "In deep learning, an epoch is …"
+	}
 	base, _, _ := strings.Cut(term, " (") // "hidden layer (deep learning)"
 	lower, t := strings.ToLower(def), strings.ToLower(base)
 	for _, article := range []string{"", "a ", "an ", "the "} {
@@ -294,8 +306,16 @@ func ownDefinition(term, def string) string {
 			return upperFirst(rest[m[1]:])
 		}
 	}
-	return def
+	return whole
 }
+
+// fieldOpener matches the field a definition opens with: "In deep
+// learning, ", "In artificial neural networks, ".
+var fieldOpener = regexp.MustCompile(`^In (?:[\pL-]+ ){0,3}[\pL-]+, `)
+
+// seeAlso matches a definition's opening that sends the reader to
+// another entry: "See mean.".
+var seeAlso = regexp.MustCompile(`^See (?:also )?[\pL -]{2,40}\.\s+`)
 
 // shortFor matches a definition's opening that expands an abbreviation:
 // "Short for “YAML Ain’t Markup Language”, ".
