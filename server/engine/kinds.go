@@ -277,6 +277,10 @@ func presentStem(v string) (string, bool) {
 
 // lowerFirstUnlessName lower-cases the first letter of a subject that
 // opened the sentence, unless it is a proper noun.
+// aboutTheWord matches an appositive about a name rather than the thing
+// it names: "an old word for worthless livestock", "a nickname from …".
+var aboutTheWord = regexp.MustCompile(`(?i)^(?:an?|the) (?:[\pL-]+ ){0,2}(?:word|term|name|nickname|expression|label|slang)\b`)
+
 // theName puts "the" before a proper name of a law, an event, a
 // document or an institution ("the Specie Circular", "the Panic of 1837",
 // "the Whig Party"), which English names with it; other terms stay as
@@ -657,6 +661,9 @@ func appositiveQuestion(s *sentence) (studyloop.Question, bool) {
 		}
 		term = strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(term, ""))
 		answer := s.text[s.toks[j+1].Start:s.toks[end-1].End()]
+		if aboutTheWord.MatchString(answer) {
+			continue // "scalawags, an old word for worthless livestock" tells where the name came from
+		}
 		return statedQuestion("What is meant by "+theName(lowerFirstUnlessName(term, s.toks[i].Tag))+"?", answer, s)
 	}
 	return studyloop.Question{}, false

@@ -104,6 +104,9 @@ func TestStatedQuestions(t *testing.T) {
 		{"appositive after or",
 			"# Filling\n\nOne of the primary factors to consider is **filling time**, or the duration of ventricular diastole during which filling occurs." + filler,
 			"What is meant by filling time?", "the duration of ventricular diastole during which filling occurs"},
+		{"no appositive about the word",
+			"# Politics\n\nWhite Southern Republicans were called **scalawags**, an old word for worthless livestock." + filler,
+			"", ""},
 		{"another name",
 			"# Strands\n\nThe RNA product is almost identical to the nontemplate DNA strand, or the **sense strand**." + filler,
 			"What is another name for the nontemplate DNA strand?", "sense strand"},
@@ -485,9 +488,11 @@ func TestLeadInSentenceNotAskedAgain(t *testing.T) {
 	}
 }
 
-// TestCellPrompt: a table's cell is asked with its row's name, and a row
-// named by a range of values with the column that holds them; a column of
-// examples gives no question (any example would do).
+// TestCellPrompt: a table's cell is asked with its row's name (with the
+// first column's noun after an ordinal, in the case the text writes it),
+// a row named by a range of values with the column that holds them, and a
+// column of dates by its participle; a column of examples gives no
+// question (any example would do).
 func TestCellPrompt(t *testing.T) {
 	tests := []struct {
 		f     fact
@@ -498,9 +503,15 @@ func TestCellPrompt(t *testing.T) {
 		{fact{kind: factCell, term: "less than 0.4", attr: "Usual bond type", key: "Electronegativity difference", def: "nonpolar covalent"}, "What is the usual bond type when the electronegativity difference is less than 0.4?", true},
 		{fact{kind: factCell, term: "0.4 to 1.8", attr: "Usual bond type", key: "Electronegativity difference", def: "polar covalent"}, "What is the usual bond type when the electronegativity difference is 0.4 to 1.8?", true},
 		{fact{kind: factCell, term: "0.4 to 1.8", attr: "Example", key: "Electronegativity difference", def: "H–Cl (1.0)"}, "What is the example when the electronegativity difference is 0.4 to 1.8?", false},
+		{fact{kind: factCell, term: "Thirteenth", attr: "Ratified", key: "Amendment", def: "1865"}, "In what year was the Thirteenth Amendment ratified?", true},
+		{fact{kind: factCell, term: "Fourteenth", attr: "Approved by Congress", key: "Amendment", def: "1866"}, "In what year was the Fourteenth Amendment approved by Congress?", true},
+		{fact{kind: factCell, term: "Fourteenth", attr: "Ratified", key: "Amendment", def: "in the summer"}, "In what year was the Fourteenth Amendment ratified?", false},
+		{fact{kind: factCell, term: "Water", attr: "Formula", key: "Substance", def: "H₂O"}, "What is the formula of water?", true},
+		{fact{kind: factCell, term: "Mars", attr: "Number of moons", key: "Planet", def: "2"}, "What is the number of moons of Mars?", true},
 	}
+	a := &asker{text: "Plants take up water through their roots. Mars has two small moons."}
 	for _, tt := range tests {
-		if got := cellPrompt(tt.f); got != tt.want {
+		if got := a.cellPrompt(tt.f); got != tt.want {
 			t.Errorf("cellPrompt(%q, %q) = %q, want %q", tt.f.term, tt.f.attr, got, tt.want)
 		}
 		if got := plainCell(tt.f); got != tt.plain {

@@ -54,6 +54,7 @@ type fact struct {
 	def   string
 	attr  string // factCell: the column header
 	key   string // factCell: the header of the rows' first column
+	table int    // factCell: which table of the study, from 1
 	span  studyloop.Span
 	group int // facts of one list, definition list or table column share a group
 }
@@ -383,7 +384,7 @@ func (w *walker) table(t *extast.Table) {
 			}
 			span := studyloop.Span{Start: cells[0].span().Start, End: cells[j].span().End}
 			w.current.facts = append(w.current.facts, fact{
-				kind: factCell, term: term, def: def, attr: headers[j], key: headers[0], span: span, group: base + j,
+				kind: factCell, term: term, def: def, attr: headers[j], key: headers[0], span: span, group: base + j, table: base + 1,
 			})
 		}
 	}

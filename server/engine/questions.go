@@ -922,6 +922,11 @@ func everydayWord(w string) bool {
 
 func (a *asker) termDefinitions(u *unit, n int) []studyloop.Question {
 	var out []studyloop.Question
+	perColumn, perTable := map[int]int{}, map[int]int{}
+	prose := 0
+	for _, b := range u.blocks {
+		prose += b.words
+	}
 	for _, f := range u.facts {
 		if len(out) >= n {
 			break
@@ -938,14 +943,28 @@ func (a *asker) termDefinitions(u *unit, n int) []studyloop.Question {
 				Answer: f.term, Source: f.span,
 			})
 		case factCell:
+			if prose >= tableCapProse && (perColumn[f.group] >= maxCellsPerColumn || perTable[f.table] >= maxCellsPerTable) {
+				continue // a table's every cell would crowd out the prose around it
+			}
+			perColumn[f.group]++
+			perTable[f.table]++
 			out = append(out, studyloop.Question{
-				Type: studyloop.QuestionTermDefinition, Prompt: cellPrompt(f),
+				Type: studyloop.QuestionTermDefinition, Prompt: a.cellPrompt(f),
 				Answer: trimEnd(f.def), Source: f.span,
 			})
 		}
 	}
 	return out
 }
+
+// maxCellsPerColumn and maxCellsPerTable bound the questions one table
+// gives in a topic with tableCapProse words of prose or more; a topic
+// that is mostly its table is asked about all of it.
+const (
+	maxCellsPerColumn = 2
+	maxCellsPerTable  = 4
+	tableCapProse     = 150
+)
 
 // describePrefix opens a prompt that gives a definition and asks for its
 // term.
@@ -959,11 +978,55 @@ func describePrompt(def string) string {
 // for a row named by a range of values, with the column that holds them:
 // "What is the usual bond type when the electronegativity difference is
 // less than 0.4?".
-func cellPrompt(f fact) string {
+func (a *asker) cellPrompt(f fact) string {
 	if rangeKey.MatchString(f.term) && f.key != "" {
 		return "What is the " + lowerFirst(f.attr) + " when the " + lowerFirst(f.key) + " is " + f.term + "?"
 	}
-	return "What is the " + lowerFirst(f.attr) + " of " + f.term + "?"
+	row := a.rowName(f)
+	if participleColumn(f.attr) {
+		// "Ratified" over years: "In what year was the Thirteenth
+		// Amendment ratified?"
+		return "In what year was " + row + " " + lowerFirst(f.attr) + "?"
+	}
+	return "What is the " + lowerFirst(f.attr) + " of " + row + "?"
+}
+
+// rowName names a table's row in a question: a row named by an ordinal or
+// an adjective takes the first column's noun ("the Thirteenth
+// Amendment" in a column "Amendment"); a common noun capitalised in its
+// cell is written as the text writes it elsewhere ("water", but "Mars").
+func (a *asker) rowName(f fact) string {
+	lex := lexicon.Default()
+	lower := strings.ToLower(f.term)
+	key := strings.ToLower(strings.TrimSpace(f.key))
+	switch {
+	case !strings.Contains(f.term, " ") && key != "" && !strings.Contains(key, " ") && lex.IsNoun(key) && (ordinalWord(lower) || !lex.IsNoun(lower) && lex.Senses(lower) > 0):
+		return "the " + f.term + " " + upperFirst(key)
+	case !strings.Contains(f.term, " ") && lower != f.term && standsAlone(a.text, lower):
+		return lower
+	}
+	return f.term
+}
+
+// ordinalWord reports whether w is an ordinal written out ("thirteenth").
+func ordinalWord(w string) bool {
+	if ordinals[w] != "" {
+		return true
+	}
+	for _, suffix := range []string{"teenth", "tieth", "hundredth"} {
+		if strings.HasSuffix(w, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// participleColumn reports whether a table column's header is a past
+// participle that dates its rows ("Ratified", "Approved by Congress").
+func participleColumn(attr string) bool {
+	first := strings.ToLower(firstWord(attr))
+	_, verb := lexicon.Default().VerbBase(first)
+	return verb && strings.HasSuffix(first, "ed")
 }
 
 // rangeKey matches a table row named by a number or a range of values:
@@ -1848,7 +1911,7 @@ func (a *asker) multipleChoice(u *unit, src clozeSource, n int) []studyloop.Ques
 		switch f.kind {
 		case factCell:
 			answer = trimEnd(f.def)
-			q = studyloop.Question{Prompt: cellPrompt(f)}
+			q = studyloop.Question{Prompt: a.cellPrompt(f)}
 		default:
 			q = studyloop.Question{Prompt: describePrompt(f.def)}
 		}

@@ -249,11 +249,17 @@ func plainCell(f fact) bool {
 	if exampleColumn.MatchString(f.attr) {
 		return false // "C–H (0.35)" is one example of many a student could give
 	}
+	if participleColumn(f.attr) && !yearCell.MatchString(strings.TrimSpace(f.def)) {
+		return false // a "Ratified" column asks "In what year …?" of years only
+	}
 	// A column headed by a plural ("bacteria", "eukaryotes") holds what
 	// each group does, not an attribute of the row's term.
 	head, _, _ := strings.Cut(strings.ToLower(f.attr), " of ") // "number of moons" is a number
 	return !plural(headNoun(head))
 }
+
+// yearCell matches a cell that holds a year.
+var yearCell = regexp.MustCompile(`^(1[0-9]{3}|20[0-9]{2})$`)
 
 // exampleColumn matches the header of a column of examples.
 var exampleColumn = regexp.MustCompile(`(?i)^(examples?|for example|e\.g\.?|instances?|sample)$`)
