@@ -196,18 +196,19 @@ func TestShortAnswerKeepsArticle(t *testing.T) {
 		{"The price elasticity of demand is the percentage change in the quantity demanded divided by the percentage change in price.", "What is the price elasticity of demand?"},
 		{"Cardiac output (CO) is a measurement of the amount of blood pumped by each ventricle in one minute.", "What is cardiac output?"},
 		{"Price elasticity is the ratio between the percentage change in the quantity demanded and the percentage change in price.", "What is price elasticity?"},
+		{"The key is the difference between the nominal value and the real value of a price.", ""}, // the key to what?
 	}
 	g := mustOffline(t)
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			ex := generate(t, g, tt.text)
+			ex, _ := g.Generate(context.Background(), "Test", tt.text) // the text without a definition may give no question at all
 			var prompts []string
 			for _, q := range ex.Questions {
 				if q.Type == studyloop.QuestionShortAnswer {
 					prompts = append(prompts, q.Prompt)
 				}
 			}
-			if len(prompts) != 1 || prompts[0] != tt.want {
+			if tt.want == "" && len(prompts) > 0 || tt.want != "" && (len(prompts) != 1 || prompts[0] != tt.want) {
 				t.Errorf("short-answer prompts %q, want [%q]", prompts, tt.want)
 			}
 		})

@@ -255,8 +255,8 @@ func pastVerb(clause []token.Token) int {
 // noun phrase naming its thing, with no pronoun and nothing that points
 // back ("this", "these", "such").
 func subjectOnly(tokens []token.Token) bool {
-	if len(tokens) > 12 {
-		return false
+	if len(tokens) > 12 || len(tokens) > 0 && subordinators[strings.ToLower(tokens[0].Text)] {
+		return false // "After Paul Volcker became chairman …, the Fed …": a clause before the main one
 	}
 	noun := false
 	for _, t := range tokens {

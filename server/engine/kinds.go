@@ -230,7 +230,7 @@ func whyQuestion(s *sentence) (studyloop.Question, bool) {
 	default:
 		return studyloop.Question{}, false
 	}
-	prompt = strings.Join(strings.Fields(prompt), " ")
+	prompt = tidyPrompt(prompt) // "Why does independent assortment occur?" without a space before the mark
 	answer := strings.TrimSpace(text[s.toks[cut].Start:s.toks[len(s.toks)-2].End()])
 	return studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: prompt, Answer: answer, Source: s.span()}, true
 }
@@ -280,6 +280,14 @@ func presentStem(v string) (string, bool) {
 // aboutTheWord matches an appositive about a name rather than the thing
 // it names: "an old word for worthless livestock", "a nickname from …".
 var aboutTheWord = regexp.MustCompile(`(?i)^(?:an?|the) (?:[\pL-]+ ){0,2}(?:word|term|name|nickname|expression|label|slang)\b`)
+
+// inTheSubject matches a demonstrative inside a subject, which points at
+// an earlier sentence.
+var inTheSubject = regexp.MustCompile(`(?i)\b(?:this|these)\b`)
+
+// madeBy matches an appositive that says who made or named a thing
+// rather than what it is.
+var madeBy = regexp.MustCompile(`(?i)\b(?:devised|invented|named|proposed|developed|introduced|created|coined|designed) (?:by|after|for|in)\b`)
 
 // theName puts "the" before a proper name of a law, an event, a
 // document or an institution ("the Specie Circular", "the Panic of 1837",
@@ -404,6 +412,9 @@ func namedQuestion(s *sentence) (studyloop.Question, bool) {
 			}
 		}
 		text := s.text[s.toks[from].Start:s.toks[be].Start]
+		if from == 0 && first != "this" && first != "these" && inTheSubject.MatchString(text) {
+			return studyloop.Question{}, false // "mating two plants … in this way": which way?
+		}
 		switch first {
 		case "this", "these":
 			if len(subject) < 6 || from > 0 {
@@ -661,8 +672,8 @@ func appositiveQuestion(s *sentence) (studyloop.Question, bool) {
 		}
 		term = strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(term, ""))
 		answer := s.text[s.toks[j+1].Start:s.toks[end-1].End()]
-		if aboutTheWord.MatchString(answer) {
-			continue // "scalawags, an old word for worthless livestock" tells where the name came from
+		if aboutTheWord.MatchString(answer) || madeBy.MatchString(answer) {
+			continue // "scalawags, an old word for worthless livestock", "a grid devised by … Punnett" tell where the name or the thing came from
 		}
 		return statedQuestion("What is meant by "+theName(lowerFirstUnlessName(term, s.toks[i].Tag))+"?", answer, s)
 	}

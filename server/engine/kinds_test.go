@@ -104,6 +104,15 @@ func TestStatedQuestions(t *testing.T) {
 		{"appositive after or",
 			"# Filling\n\nOne of the primary factors to consider is **filling time**, or the duration of ventricular diastole during which filling occurs." + filler,
 			"What is meant by filling time?", "the duration of ventricular diastole during which filling occurs"},
+		{"no year of a clause before the main one",
+			"# Money\n\nAfter Paul Volcker became chairman of the Federal Reserve in 1979, the Fed restricted money growth." + filler,
+			"", ""},
+		{"no name of a subject that points back",
+			"# Crosses\n\nMating two true-breeding plants that differ in one trait in this way is called **hybridization**." + filler,
+			"", ""},
+		{"no appositive about who made it",
+			"# Crosses\n\nThe **Punnett square**, a grid devised by the geneticist Reginald Punnett, predicts the offspring of a cross." + filler,
+			"", ""},
 		{"no appositive about the word",
 			"# Politics\n\nWhite Southern Republicans were called **scalawags**, an old word for worthless livestock." + filler,
 			"", ""},
@@ -508,6 +517,8 @@ func TestCellPrompt(t *testing.T) {
 		{fact{kind: factCell, term: "Fourteenth", attr: "Ratified", key: "Amendment", def: "in the summer"}, "In what year was the Fourteenth Amendment ratified?", false},
 		{fact{kind: factCell, term: "Water", attr: "Formula", key: "Substance", def: "H₂O"}, "What is the formula of water?", true},
 		{fact{kind: factCell, term: "Mars", attr: "Number of moons", key: "Planet", def: "2"}, "What is the number of moons of Mars?", true},
+		{fact{kind: factCell, term: "y", attr: "Y", key: "", def: "Yy"}, "What is the Y of y?", false},
+		{fact{kind: factCell, term: "Total", attr: "Year 1 cost", key: "Item", def: "$600"}, "What is the year 1 cost of Total?", false},
 	}
 	a := &asker{text: "Plants take up water through their roots. Mars has two small moons."}
 	for _, tt := range tests {

@@ -229,7 +229,8 @@ var laterOrdinals = wordSet(`second third fourth fifth sixth seventh eighth nint
 var relationalNouns = wordSet(`output outputs result results contribution contributions answer answers outcome outcomes
 	difference differences effect effects value values solution solutions remainder ratio sum total product quotient
 	change changes increase decrease rest figure figures calculation calculations derivation equation equations
-	expression expressions component components terms factor factors step steps procedure method approach`)
+	expression expressions component components terms factor factors step steps procedure method approach
+	key goal lesson trick point problem reason`)
 
 // ofWhat are the words after a relational noun that say whose it is.
 var ofWhat = wordSet(`of for between in that which who whose when where`)

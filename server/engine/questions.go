@@ -884,6 +884,9 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 	if from == 0 && (s.toks[0].Tag != "NNP" && s.toks[0].Tag != "NNPS" || to == 1 && lexicon.Default().IsNoun(strings.ToLower(x)) || to > 1 && everydayWord(s.toks[0].Text) && startsLower(s.toks[1].Text)) {
 		x = lowerFirst(x)
 	}
+	if article == "the " && relationalNouns[strings.ToLower(x)] {
+		return studyloop.Question{}, false // "What is the key?": the key to what?
+	}
 	// Keep the source's article: "What is a covalent bond?", not "What
 	// is covalent bond?".
 	x = article + x

@@ -246,6 +246,9 @@ func plainCell(f fact) bool {
 	if !short(f.term, 4) || !short(f.attr, 4) || len(strings.Fields(f.def)) > 8 || strings.ContainsAny(f.def, "=+") {
 		return false
 	}
+	if utf8.RuneCountInString(f.term) < 2 || utf8.RuneCountInString(f.attr) < 2 || summaryRow[strings.ToLower(f.term)] {
+		return false // a Punnett square's "y" by "Y", a "Total" row: no named thing
+	}
 	if exampleColumn.MatchString(f.attr) {
 		return false // "C–H (0.35)" is one example of many a student could give
 	}
@@ -257,6 +260,9 @@ func plainCell(f fact) bool {
 	head, _, _ := strings.Cut(strings.ToLower(f.attr), " of ") // "number of moons" is a number
 	return !plural(headNoun(head))
 }
+
+// summaryRow are the names of a table's rows that sum up the others.
+var summaryRow = wordSet(`total totals sum average mean overall all`)
 
 // yearCell matches a cell that holds a year.
 var yearCell = regexp.MustCompile(`^(1[0-9]{3}|20[0-9]{2})$`)
