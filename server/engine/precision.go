@@ -122,14 +122,17 @@ func needsContext(prompt string) bool {
 	if first == "the" && len(words) > 2 && relationalNouns[strings.Trim(words[1], ",;:")] && !ofWhat[strings.Trim(words[2], ",;:")] {
 		return true // "The output is cryptic …": the output of what?
 	}
-	if exceptionTo.MatchString(p) {
+	lower := strings.ToLower(p)
+	if n := len(words); n >= 2 && relationEnds[strings.TrimRight(words[n-1], ".?")] && (words[n-2] == "an" || words[n-2] == "a" || words[n-2] == "the") {
 		return true // "Why is hydrogen an exception?": to what?
 	}
-	if commaPronoun.MatchString(p) && !commaPronounInside(p, commaPronoun.FindStringSubmatchIndex(p), first) || backPointer.MatchString(p) {
+	if strings.Contains(p, ", ") && commaPronoun.MatchString(p) && !commaPronounInside(p, commaPronoun.FindStringSubmatchIndex(p), first) || backPointer.MatchString(p) {
 		return true
 	}
-	if m := personPronoun.FindStringIndex(p); m != nil && !namesPerson(p[:m[0]]) {
-		return true // "… she …" with no one named before her
+	if strings.Contains(lower, "he") || strings.Contains(lower, "him") {
+		if m := personPronoun.FindStringIndex(p); m != nil && !namesPerson(p[:m[0]]) {
+			return true // "… she …" with no one named before her
+		}
 	}
 	// A demonstrative in a question after a lead-in sentence points at
 	// that sentence: "The ventricles hold 130 mL. What is this volume
@@ -156,10 +159,10 @@ func needsContext(prompt string) bool {
 			return true
 		}
 	}
-	if lower := strings.ToLower(p); containsAny(lower, leaningKeys) && leaningPhrase.MatchString(p) {
+	if containsAny(lower, leaningKeys) && leaningPhrase.MatchString(p) {
 		return true
 	}
-	if !strings.HasPrefix(p, "What are the ") && countedThings.MatchString(strings.ToLower(p)) {
+	if !strings.HasPrefix(p, "What are the ") && countedThings.MatchString(lower) {
 		return true // "the three components": which? A list question's "the three main types" says
 	}
 	if objectPronoun(words) {
@@ -351,9 +354,9 @@ func commaPronounInside(p string, m []int, first string) bool {
 	return false
 }
 
-// exceptionTo matches a prompt that ends on a noun of relation without
-// its other side: "… an exception?", "… the opposite."
-var exceptionTo = regexp.MustCompile(`(?i)\b(?:an?|the) (?:exception|opposite|reverse|converse|counterexample)s?[.?]$`)
+// relationEnds are the nouns of relation a prompt may not end on without
+// their other side: "… an exception?", "… the opposite."
+var relationEnds = wordSet(`exception exceptions opposite reverse converse counterexample`)
 
 // namingAfter matches a verb of naming: "is called", "are known as".
 var namingAfter = regexp.MustCompile(`^(?:is|are) (?:called|known as|termed|referred to as)\b`)
