@@ -344,6 +344,8 @@ func TestRivalNearby(t *testing.T) {
 		{"", "Skeletal muscle moves bones, while smooth muscle lines the gut and the blood vessels.", "smooth muscle", true},
 		{"", "Transcription proceeds from one of the two DNA strands that acts as a template, the so-called antisense strand.", "antisense strand", false},
 		{"", "In Cherokee Nation v. Georgia, the Court called the Cherokee a domestic dependent nation under federal protection.", "domestic dependent nation", false},
+		{"Firms also face menu costs when prices change.", "People incur shoe-leather costs, the time and effort spent keeping cash holdings low.", "shoe-leather costs", false},
+		{"Firms also face menu costs when prices change.", "People incur shoe-leather costs when inflation is high.", "shoe-leather costs", true},
 	}
 	for _, tt := range tests {
 		b := &block{}

@@ -103,6 +103,9 @@ func Measure(text string, ex studyloop.Extraction) Report {
 		}
 		t := m[1] + m[2]
 		t, _, _ = strings.Cut(t, " (") // "end diastolic volume (EDV)" is asked as its words
+		if labelTerm.MatchString(strings.TrimRight(t, ":. ")) || sectionNumber.MatchString(t) {
+			continue // "**Answer:**", "**22.1 Tracking Inflation.**": labels and headings, no terms
+		}
 		if !boldNounPhrase(lex, t) {
 			continue
 		}
@@ -146,6 +149,9 @@ func boldLine(text string, from, to int) bool {
 // asksDefinition matches the prompts that ask for a term's definition and
 // captures the term.
 var asksDefinition = regexp.MustCompile(`^What (?:is meant by|is|are|does it mean to) (?:an? |the )?(.+)\?$|^What does “(.+)” mean\?$`)
+
+// sectionNumber matches a heading's number set in bold: "22.1 ".
+var sectionNumber = regexp.MustCompile(`^\d+(\.\d+)+\s`)
 
 // asksVerb matches the prompts that ask what a verb means and captures
 // the verb: "What does it mean to pass a test?".

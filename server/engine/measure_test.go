@@ -15,7 +15,8 @@ func TestMeasureBoldTermsAsked(t *testing.T) {
 		"- **end diastolic volume (EDV)**: the blood a ventricle holds before it contracts.\n" +
 		"- **vectorize**: To write code that works on whole arrays.\n" +
 		"- **preload**: the stretch of the heart muscle before it contracts.\n" +
-		"- **stream**: a sequence of data read one piece at a time.\n"
+		"- **stream**: a sequence of data read one piece at a time.\n" +
+		"**22.1 Tracking Inflation.** Prices rise. **Answer:** 221 kPa.\n"
 	tests := []struct {
 		name      string
 		questions []studyloop.Question

@@ -1366,11 +1366,15 @@ func properName(name string) bool {
 	return name != ""
 }
 
-// definingSlot reports whether the blank is the subject of a sentence
-// (its other names end at end) that says what it is or states ("An _____ is one that buyers purchase
+// definingSlot reports whether the sentence says what the blank is, in an
+// aside that closes it or as the subject (its other names end at end) of
+// a sentence that says what it is or states ("An _____ is one that buyers purchase
 // less of …", "The _____ states that …"): what follows tells it from its
 // kin ("normal good", "law of supply") named nearby.
 func definingSlot(s *sentence, b blank, end int) bool {
+	if m := definingAppositive.FindStringSubmatch(s.text[end:]); m != nil && len(strings.Fields(m[1])) >= 4 {
+		return true // "People incur _____, the time and effort spent keeping cash low": the aside says which
+	}
 	from := s.body()
 	if from > b.from {
 		return false
@@ -1380,6 +1384,10 @@ func definingSlot(s *sentence, b blank, end int) bool {
 	}
 	return definingVerb.MatchString(s.text[end:])
 }
+
+// definingAppositive matches an aside right after a blank that says what
+// it is: ", the time and effort spent …" up to the sentence's end.
+var definingAppositive = regexp.MustCompile(`^, (?:the|a|an) ([^,;:()]+)\.$`)
 
 // articleOnly are what may stand before a sentence's subject.
 var articleOnly = wordSet(`a an the`)
