@@ -364,7 +364,7 @@ func TestGlossaryEntriesThatDoNotDefine(t *testing.T) {
 func TestOtherAcceptedAnswers(t *testing.T) {
 	g := mustOffline(t)
 	text := "# Splicing\n\nIntrons are removed from the primary transcript before it leaves the nucleus of the cell. The process of removing introns and joining the exons is called **RNA splicing** in every eukaryote. **Splicing** takes place in the nucleus before export.\n\n" +
-		"# Glossary\n\n- **SQL**: The language used for writing queries for a relational database. The term is an acronym for Structured Query Language.\n- **CSV**: A plain text format with one record per line and commas between the fields of a record.\n"
+		"# Database terms\n\n- **SQL**: The language used for writing queries for a relational database. The term is an acronym for Structured Query Language.\n- **CSV**: A plain text format with one record per line and commas between the fields of a record.\n"
 	ex, err := g.Generate(context.Background(), "", text)
 	if err != nil {
 		t.Fatal(err)
@@ -457,6 +457,7 @@ func TestObjectivesGiveBackTheOpening(t *testing.T) {
 		asked      bool
 	}{
 		{"prose after the list", "## RNA Transcription\n\n### Learning Objectives\n\nBy the end of this section, you will be able to:\n\n- Explain how RNA is made from a DNA template\n- Compare the polymerases of bacteria\n\n" + opening + "\n", true},
+		{"a section's objectives", "## RNA Transcription\n\n### Section Learning Objectives\n\nBy the end of this section, you will be able to:\n\n1. Explain how RNA is made from a DNA template\n2. Compare the polymerases of bacteria\n\n" + opening + "\n", true},
 		{"no list: the whole box is an aside", "## RNA Transcription\n\n### Learning Objectives\n\n" + opening + "\n\n### Bacteria\n\nBacteria use a single **RNA polymerase** to copy every one of their many genes into RNA.\n", false},
 		{"a summary gives back nothing", "## RNA Transcription\n\n### Summary\n\n- Explain how RNA is made from a DNA template\n\n" + opening + "\n\n### Bacteria\n\nBacteria use a single **RNA polymerase** to copy every one of their many genes into RNA.\n", false},
 	}
@@ -475,6 +476,11 @@ func TestObjectivesGiveBackTheOpening(t *testing.T) {
 			}
 			if asked != tt.asked {
 				t.Errorf("transcription asked = %v, want %v (questions %+v)", asked, tt.asked, ex.Questions)
+			}
+			for _, tp := range ex.Topics {
+				if strings.Contains(tp.Title, "Objectives") {
+					t.Errorf("a topic titled %q", tp.Title)
+				}
 			}
 		})
 	}

@@ -163,8 +163,8 @@ func (w *walker) blockNode(n ast.Node, list int) error {
 // paragraph files p as a fact when it reads "term: definition" (in bold, or
 // as a list item), and as a prose block otherwise.
 func (w *walker) paragraph(p plain, list int) {
-	if strings.TrimSpace(p.text) == "" {
-		return
+	if strings.TrimSpace(p.text) == "" || caption.MatchString(p.text) {
+		return // a caption ("Figure 4.4 A flowchart … is the bridge in the middle.") speaks of a picture the question cannot show
 	}
 	if len(p.bold) > 0 && p.bold[0].Start == 0 {
 		label := strings.TrimRight(strings.TrimSpace(p.text[:p.bold[0].End]), ":.")
@@ -237,6 +237,11 @@ func termLine(p plain, termEnd int, kind factKind, group int) (fact, bool) {
 	}
 	return fact{kind: kind, term: term, def: def, span: p.span(), group: group}, true
 }
+
+// caption matches a paragraph that opens with a figure's or a table's
+// number: "Figure 12.1 Garden pea plants …", "Table 16.1 The
+// Reconstruction Amendments".
+var caption = regexp.MustCompile(`^\s*(?:Figure|Fig\.|Table|Chart|Map|Photo|Image|Illustration)\s+\d+(?:\.\d+)*[a-z]?(?:[.:]|\s)`)
 
 // exampleLabel matches the bold labels that open a worked example or an
 // exercise set in a paragraph of its own: "**Example 9.1**", "**Solution**",
@@ -620,7 +625,7 @@ func capitalize(s string) string {
 // summaries and reviews (they repeat what was asked already), objectives,
 // exercises and worked examples (they depend on their numbers and
 // figures), boxed features, reading lists.
-var asideHeading = regexp.MustCompile(`(?i)^\s*(\d+(\.\d+)*\.?\s+)?(key (concepts|terms|points|takeaways|ideas)( and summary)?|(chapter |section )?(summary|review)|summary of .*|review questions|learning (objectives|outcomes)|objectives|exercises?|problems|practice( problems| questions)?|homework( problems)?|check your (understanding|learning)|critical thinking( questions)?|discussion questions|self[- ]check|quiz|answers?( to .*)?|solutions?|further reading|references|bibliography|sources|notes|footnotes|acknowledg(e)?ments|link to learning|(everyday|career|clinical|real[- ]world|micro|eukaryotic|ethics|evolution) connections?|clear it up|work it out|link it up|bring it home|my story|defining american|americana|click and explore|(chemistry|biology|physics|psychology) in everyday life|how sciences interconnect|portrait of an? (chemist|scientist|physicist)|careers? in .*|interactive link|dig deeper|case in point|clinical focus|eye on ethics|disorders of (the )?.*|aging and (the )?.*|homeostatic imbalances?|connect the concepts|art connection|visual connection|scientific method connection|(worked )?examples?( \d+(\.\d+)*)?(\s*[:.].*)?|try it( yourself)?|your turn|instructions|ingredients|introduction|chapter outline|stop and think)\s*([.:].*)?$`)
+var asideHeading = regexp.MustCompile(`(?i)^\s*(\d+(\.\d+)*\.?\s+)?(key (concepts|terms|points|takeaways|ideas)( and summary)?|(chapter |section )?(summary|review)|summary of .*|review questions|((section|chapter) )?learning (objectives|outcomes)|objectives|exercises?|problems|practice( problems| questions)?|homework( problems)?|check your (understanding|learning)|critical thinking( questions)?|discussion questions|self[- ]check|quiz|answers?( to .*)?|solutions?|further reading|references|bibliography|sources|notes|footnotes|acknowledg(e)?ments|link to learning|glossary|(everyday|career|clinical|real[- ]world|micro|eukaryotic|ethics|evolution) connections?|clear it up|work it out|link it up|bring it home|my story|defining american|americana|click and explore|(chemistry|biology|physics|psychology) in everyday life|how sciences interconnect|portrait of an? (chemist|scientist|physicist)|careers? in .*|interactive link|dig deeper|case in point|clinical focus|eye on ethics|disorders of (the )?.*|aging and (the )?.*|homeostatic imbalances?|connect the concepts|art connection|visual connection|scientific method connection|(worked )?examples?( \d+(\.\d+)*)?(\s*[:.].*)?|try it( yourself)?|your turn|instructions|ingredients|introduction|chapter outline|stop and think)\s*([.:].*)?$`)
 
 // boxHeading reports whether s, four or more levels deep, heads a boxed
 // feature or worked example rather than a section: its title asks a
@@ -699,7 +704,7 @@ var taskHeading = regexp.MustCompile(`^(Finding|Calculating|Computing|Using|Solv
 
 // objectivesHeading matches the heading of the box of learning objectives
 // an open textbook opens a section with.
-var objectivesHeading = regexp.MustCompile(`(?i)^\s*(learning )?(objectives|outcomes)\s*$`)
+var objectivesHeading = regexp.MustCompile(`(?i)^\s*((section|chapter) )?(learning )?(objectives|outcomes)\s*$`)
 
 // skipAsides drops the sections whose headings name asides, with every
 // section nested under them. A box of objectives is followed by its

@@ -893,6 +893,9 @@ func answerWordInPrompt(q studyloop.Question, stem stemmer) bool {
 		if strings.ContainsAny(w, "0123456789") && slices.Contains(strings.Fields(strings.ToLower(q.Prompt)), w) {
 			return true // "the 5’ end" beside "5’ cap", "70S" beside "70S ribosome"
 		}
+		if parts := strings.Split(w, "-"); len(parts) > 1 && strings.ContainsAny(w, "0123456789") && !slices.ContainsFunc(parts, func(p string) bool { return !strings.Contains(q.Prompt, p) }) {
+			return true // "68%, … 95% … and 99.7%" spell out the "68-95-99.7 rule"
+		}
 		if utf8.RuneCountInString(w) < 4 || isStopWord(w) {
 			continue
 		}
@@ -991,6 +994,17 @@ func prefixInPrompt(prompt string, answer []string) bool {
 // "exons", "(hypercalcemia)" beside "calcium". A word of the aside holds
 // the first four letters of an answer word of five or more.
 func bracketCognate(prompt string, answer []string) bool {
+	if at := strings.Index(prompt, Blank+" ("); at >= 0 {
+		// An aside right after the blank abbreviates the answer
+		// ("carrying _____ (fMet-tRNA)" for "N-formyl-methionine"): three
+		// letters of a word of the answer are enough there.
+		aside, _, _ := strings.Cut(strings.ToLower(prompt[at+len(Blank)+2:]), ")")
+		for _, w := range strings.FieldsFunc(strings.ToLower(strings.Join(answer, " ")), func(r rune) bool { return r == ' ' || r == '-' }) {
+			if r := []rune(w); len(r) >= 5 && strings.Contains(aside, string(r[:3])) {
+				return true
+			}
+		}
+	}
 	for _, aside := range bracketAside.FindAllString(strings.ToLower(prompt), -1) {
 		aside = strings.ReplaceAll(aside, "-", "")
 		for _, w := range answer {

@@ -104,6 +104,8 @@ type asker struct {
 	// leadIns are the sources of questions asked after a lead-in
 	// sentence.
 	leadIns []studyloop.Span
+	// cellsOf holds each topic's askable table cells (askableCells).
+	cellsOf map[*unit]map[studyloop.Span]bool
 	// leadOf maps the source of a cloze asked after the sentence before
 	// to that sentence's span: the two go together or not at all.
 	leadOf map[studyloop.Span]studyloop.Span
@@ -925,11 +927,7 @@ func everydayWord(w string) bool {
 
 func (a *asker) termDefinitions(u *unit, n int) []studyloop.Question {
 	var out []studyloop.Question
-	perColumn, perTable := map[int]int{}, map[int]int{}
-	prose := 0
-	for _, b := range u.blocks {
-		prose += b.words
-	}
+	cells := a.askableCells(u)
 	for _, f := range u.facts {
 		if len(out) >= n {
 			break
@@ -946,11 +944,9 @@ func (a *asker) termDefinitions(u *unit, n int) []studyloop.Question {
 				Answer: f.term, Source: f.span,
 			})
 		case factCell:
-			if prose >= tableCapProse && (perColumn[f.group] >= maxCellsPerColumn || perTable[f.table] >= maxCellsPerTable) {
-				continue // a table's every cell would crowd out the prose around it
+			if !cells[f.span] {
+				continue
 			}
-			perColumn[f.group]++
-			perTable[f.table]++
 			out = append(out, studyloop.Question{
 				Type: studyloop.QuestionTermDefinition, Prompt: a.cellPrompt(f),
 				Answer: trimEnd(f.def), Source: f.span,
@@ -958,6 +954,36 @@ func (a *asker) termDefinitions(u *unit, n int) []studyloop.Question {
 		}
 	}
 	return out
+}
+
+// askableCells returns the table cells of u that questions may ask,
+// worked out once per topic: all of them in a topic that is mostly its
+// tables; in one with prose, at most maxCellsPerTable a table and
+// maxCellsPerColumn a column (a table's every cell would crowd out the
+// prose around it).
+func (a *asker) askableCells(u *unit) map[studyloop.Span]bool {
+	if cells, ok := a.cellsOf[u]; ok {
+		return cells
+	}
+	prose := 0
+	for _, b := range u.blocks {
+		prose += b.words
+	}
+	cells := map[studyloop.Span]bool{}
+	perColumn, perTable := map[int]int{}, map[int]int{}
+	for _, f := range u.facts {
+		if f.kind != factCell || prose >= tableCapProse && (perColumn[f.group] >= maxCellsPerColumn || perTable[f.table] >= maxCellsPerTable) {
+			continue
+		}
+		perColumn[f.group]++
+		perTable[f.table]++
+		cells[f.span] = true
+	}
+	if a.cellsOf == nil {
+		a.cellsOf = map[*unit]map[studyloop.Span]bool{}
+	}
+	a.cellsOf[u] = cells
+	return cells
 }
 
 // maxCellsPerColumn and maxCellsPerTable bound the questions one table
@@ -1005,8 +1031,8 @@ func (a *asker) rowName(f fact) string {
 	switch {
 	case !strings.Contains(f.term, " ") && key != "" && !strings.Contains(key, " ") && lex.IsNoun(key) && (ordinalWord(lower) || !lex.IsNoun(lower) && lex.Senses(lower) > 0):
 		return "the " + f.term + " " + upperFirst(key)
-	case !strings.Contains(f.term, " ") && lower != f.term && standsAlone(a.text, lower):
-		return lower
+	case lower != f.term && standsAlone(a.text, lower):
+		return lower // "seed shape" where the text writes it so
 	}
 	return f.term
 }
@@ -1921,6 +1947,9 @@ func (a *asker) multipleChoice(u *unit, src clozeSource, n int) []studyloop.Ques
 		answer := f.term
 		switch f.kind {
 		case factCell:
+			if !a.askableCells(u)[f.span] {
+				continue
+			}
 			answer = trimEnd(f.def)
 			q = studyloop.Question{Prompt: a.cellPrompt(f)}
 		default:
