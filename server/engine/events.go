@@ -191,9 +191,16 @@ func whoQuestion(s *sentence) (studyloop.Question, bool) {
 		if t.Text == surname {
 			return studyloop.Question{}, false // the answer in the prompt
 		}
+		if possessives[strings.ToLower(t.Text)] {
+			return studyloop.Question{}, false // "Who finished his term with little influence?" says too little of whom
+		}
 	}
 	return statedQuestion("Who "+joinTokens(s.text, rest)+"?", name, s)
 }
+
+// possessives are the pronouns by which a Who-question would describe
+// its answer through itself.
+var possessives = wordSet(`his her their`)
 
 // knownPerson reports whether name is a person's and no place's in
 // WordNet, as a whole or by its last word ("James Watt", "Faraday"). A

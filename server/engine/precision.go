@@ -113,6 +113,9 @@ func needsContext(prompt string) bool {
 	if quantifiers[first] && (second == "" || pronounFollowers[second] || strings.HasSuffix(words[0], ",")) {
 		return true
 	}
+	if first == "the" && second == "first" && strings.HasSuffix(words[1], ",") {
+		return true // "The first, _____, occurs when …": the first of what?
+	}
 	if (first == "the" || first == "a") && len(words) > 1 {
 		switch strings.Trim(words[1], ",;:") {
 		case "latter", "former", "second", "third", "same", "above", "previous", "following", "other", "last", "next", "remaining", "rest", "opposite", "reverse", "converse":
@@ -310,7 +313,7 @@ func said(before, noun string) bool {
 // opening "in that case", "for example" or "in addition", "themselves", a
 // bare "this" ("To allow for this, …"), and
 // a closing aside in lower case in brackets ("(still)"; "(snRNPs)" names).
-var backPointer = regexp.MustCompile(`(?i)^(in (that|this|such a|either|each) cases?|for (example|instance)|as a result|in turn|in addition|in particular|in fact|in contrast|by contrast|in comparison|by comparison|at this point|at that point|at the same time|in response|on the other hand|for this reason|to allow for this|in this way)\b|\bthemselves\b|\bthis[,.;]|(?-i:\([a-z]+(?: [a-z]+)?\))\.?$`)
+var backPointer = regexp.MustCompile(`(?i)^(in (that|this|such a|either|each) cases?|for (example|instance)|as a result|in turn|in addition|in particular|in fact|in contrast|by contrast|in comparison|by comparison|at this point|at that point|at the same time|in response|on the other hand|for this reason|to allow for this|in this way)\b|^to (?:tell|see|find out|decide|know) which,|\bthemselves\b|\bthis[,.;]|(?-i:\([a-z]+(?: [a-z]+)?\))\.?$`)
 
 // personPronoun matches a pronoun of a person.
 var personPronoun = regexp.MustCompile(`(?i)\b(she|he|her|him|himself|herself)\b`)
