@@ -812,3 +812,24 @@ func TestGlossaryEntryAfterCaution(t *testing.T) {
 		t.Errorf("no question %q among %+v", p, ex.Questions)
 	}
 }
+
+// TestTwoTermsDefinedAlike: two glossary entries whose definitions open
+// alike cannot be told apart by them; neither is asked what it means.
+func TestTwoTermsDefinedAlike(t *testing.T) {
+	text := "# Terms\n\n" +
+		"- **variance**: How widely values in a dataset differ from the mean. The mean of the squared differences.\n" +
+		"- **standard deviation**: How widely values in a dataset differ from the mean. The square root of the variance.\n" +
+		"- **median**: The middle value of a dataset sorted from the smallest value to the largest.\n"
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range ex.Questions {
+		if strings.HasPrefix(q.Answer, "How widely") {
+			t.Errorf("%q answered by a definition two terms share", q.Prompt)
+		}
+	}
+	if !slices.ContainsFunc(ex.Questions, func(q studyloop.Question) bool { return q.Prompt == "What does “median” mean?" }) {
+		t.Errorf("the median is not asked: %+v", ex.Questions)
+	}
+}

@@ -104,6 +104,10 @@ type asker struct {
 	// leadIns are the sources of questions asked after a lead-in
 	// sentence.
 	leadIns []studyloop.Span
+	// sharedDefs counts the study's glossary definitions by their answer:
+	// two terms defined alike ("variance", "standard deviation") cannot
+	// be told apart by their definitions.
+	sharedDefs map[string]int
 	// cellsOf holds each topic's askable table cells (askableCells).
 	cellsOf map[*unit]map[studyloop.Span]bool
 	// leadOf maps the source of a cloze asked after the sentence before
@@ -213,6 +217,14 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 		used: map[studyloop.Span]bool{}, leadOf: map[studyloop.Span]studyloop.Span{}, tagged: map[string][]token.Token{}, lex: lexicon.Default(),
 		recur: map[string]int{}, units: map[string]int{}, termKeys: map[string]bool{}, marked: map[string]bool{}, asked: map[string]int{}, askedIn: map[string]map[int]bool{}, defined: map[string]bool{}, offered: map[string]int{},
 		checked: map[checkKey]error{}, genericity: map[string]bool{}, aliases: findAliases(text), rivals: map[[2]string]kin{},
+		sharedDefs: map[string]int{},
+	}
+	for _, u := range units {
+		for _, f := range u.facts {
+			if f.kind == factDefinition {
+				a.sharedDefs[answerKey(trimEnd(f.def))]++
+			}
+		}
 	}
 	words := 0
 	firstBold := -1
@@ -353,7 +365,7 @@ func (a *asker) take(ctx context.Context, u *unit, want int, lists [][]studyloop
 					q := lists[i][0]
 					lists[i] = lists[i][1:]
 					q.Topic = u.topic
-					if n := a.asked[answerKey(q.Answer)]; n >= round {
+					if n := a.timesAsked(q); n >= round {
 						if later != nil && n < maxAnswerRepeats {
 							later[i] = append(later[i], q)
 						}
@@ -436,6 +448,7 @@ func (a *asker) acceptAgain(q studyloop.Question) bool {
 	a.used[q.Source] = true
 	if m := askedAbout.FindStringSubmatch(q.Prompt); m != nil && q.Type == studyloop.QuestionShortAnswer {
 		a.defined[answerKey(m[1]+m[2])] = true
+		a.asked[answerKey(m[1]+m[2])]++ // "What is hyperinflation?" asks about hyperinflation as "_____ is …" does
 	}
 	if strings.Contains(q.Prompt, ". What ") || leads {
 		a.leadIns = append(a.leadIns, q.Source)
@@ -455,6 +468,16 @@ func (a *asker) acceptAgain(q studyloop.Question) bool {
 	}
 	a.out = append(a.out, q)
 	return true
+}
+
+// timesAsked is how often the study has asked about q's answer, or, for
+// a question of what a term means, about that term.
+func (a *asker) timesAsked(q studyloop.Question) int {
+	n := a.asked[answerKey(q.Answer)]
+	if m := askedAbout.FindStringSubmatch(q.Prompt); m != nil && q.Type == studyloop.QuestionShortAnswer {
+		n = max(n, a.asked[answerKey(m[1]+m[2])])
+	}
+	return n
 }
 
 // askedAbout matches the short answers that ask what a term means; the
@@ -732,7 +755,7 @@ func minRecurrence(words int) int {
 func (a *asker) shortAnswers(u *unit, n int) []studyloop.Question {
 	var out []studyloop.Question
 	for _, f := range u.facts {
-		if f.kind == factDefinition && len(out) < n && recallable(f) {
+		if f.kind == factDefinition && len(out) < n && recallable(f) && a.sharedDefs[answerKey(trimEnd(f.def))] < 2 {
 			out = append(out, studyloop.Question{
 				Type: studyloop.QuestionShortAnswer, Prompt: askDefinition(f.term, f.def),
 				Answer: trimEnd(f.def), Source: f.span,
