@@ -240,7 +240,7 @@ func whyQuestion(s *sentence) (studyloop.Question, bool) {
 // or -1: up to six words, no verb, and no connective that points back
 // ("In addition,", "For example,").
 func leadingSetting(s *sentence, main []token.Token) int {
-	if len(main) < 4 || main[0].Tag != "IN" || backPointer.MatchString(s.text) {
+	if len(main) < 4 || main[0].Tag != "IN" || pointsBack(s.text) {
 		return -1
 	}
 	for k, t := range main[1:min(len(main), 8)] {

@@ -116,7 +116,7 @@ func (a *analyzer) analyze(ctx context.Context, blocks []*block) error {
 func joinInitials(text string, sents []segment.Sentence) []segment.Sentence {
 	out := sents[:0:0]
 	for _, s := range sents {
-		if n := len(out); n > 0 && endsInInitial.MatchString(out[n-1].Text) && startsUpper(s.Text) {
+		if n := len(out); n > 0 && mayEndInInitial(out[n-1].Text) && endsInInitial.MatchString(tail(out[n-1].Text, 64)) && startsUpper(s.Text) {
 			prev := &out[n-1]
 			prev.Text = text[prev.Start : s.Start+len(s.Text)]
 			continue
@@ -130,6 +130,29 @@ func joinInitials(text string, sents []segment.Sentence) []segment.Sentence {
 // them ("S. J."), or one after a first name or "by" ("George W.", "by
 // S."); "cranial nerve X." ends a sentence.
 var endsInInitial = regexp.MustCompile(`(\p{Lu}\. \p{Lu}\.|(\p{Lu}\p{Ll}+|\bby) \p{Lu}\.)$`)
+
+// mayEndInInitial is the cheap test before endsInInitial: text ends in
+// a space, a capital and a full stop.
+func mayEndInInitial(text string) bool {
+	n := len(text)
+	if n < 3 || text[n-1] != '.' {
+		return false
+	}
+	r, size := utf8.DecodeLastRuneInString(text[:n-1])
+	return unicode.IsUpper(r) && n-1-size > 0 && text[n-2-size] == ' '
+}
+
+// tail is the last n bytes of text or fewer, cut at a rune's start.
+func tail(text string, n int) string {
+	if len(text) <= n {
+		return text
+	}
+	i := len(text) - n
+	for i < len(text) && !utf8.RuneStart(text[i]) {
+		i++
+	}
+	return text[i:]
+}
 
 func startsUpper(s string) bool {
 	r, _ := utf8.DecodeRuneInString(strings.TrimSpace(s))

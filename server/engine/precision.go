@@ -129,7 +129,7 @@ func needsContext(prompt string) bool {
 	if n := len(words); n >= 2 && relationEnds[strings.TrimRight(words[n-1], ".?")] && (words[n-2] == "an" || words[n-2] == "a" || words[n-2] == "the") {
 		return true // "Why is hydrogen an exception?": to what?
 	}
-	if strings.Contains(p, ", ") && commaPronoun.MatchString(p) && !commaPronounInside(p, commaPronoun.FindStringSubmatchIndex(p), first) || backPointer.MatchString(p) {
+	if strings.Contains(p, ", ") && commaPronoun.MatchString(p) && !commaPronounInside(p, commaPronoun.FindStringSubmatchIndex(p), first) || pointsBack(p) {
 		return true
 	}
 	if strings.Contains(lower, "he") || strings.Contains(lower, "him") {
@@ -309,11 +309,29 @@ func said(before, noun string) bool {
 	return false
 }
 
-// backPointer matches phrases that lean on an earlier sentence: an
+// pointsBack reports phrases that lean on an earlier sentence: an
 // opening "in that case", "for example" or "in addition", "themselves", a
-// bare "this" ("To allow for this, …"), and
-// a closing aside in lower case in brackets ("(still)"; "(snRNPs)" names).
-var backPointer = regexp.MustCompile(`(?i)^(in (that|this|such a|either|each) cases?|for (example|instance)|as a result|in turn|in addition|in particular|in fact|in contrast|by contrast|in comparison|by comparison|at this point|at that point|at the same time|in response|on the other hand|for this reason|to allow for this|in this way)\b|^to (?:tell|see|find out|decide|know) which,|\bthemselves\b|\bthis[,.;]|(?-i:\([a-z]+(?: [a-z]+)?\))\.?$`)
+// bare "this" ("To allow for this, …"), and a closing aside in lower case
+// in brackets ("(still)"; "(snRNPs)" names). Each pattern runs only where
+// it can match, since every sentence of a study is tested.
+func pointsBack(p string) bool {
+	if backOpener.MatchString(p[:min(len(p), 48)]) {
+		return true
+	}
+	lower := strings.ToLower(p)
+	if strings.Contains(lower, "themselves") && themselves.MatchString(lower) || strings.Contains(lower, "this") && bareThis.MatchString(lower) {
+		return true
+	}
+	end := strings.TrimSuffix(p, ".")
+	return strings.HasSuffix(end, ")") && closingAside.MatchString(p[max(0, len(p)-48):])
+}
+
+var (
+	backOpener   = regexp.MustCompile(`(?i)^(in (that|this|such a|either|each) cases?|for (example|instance)|as a result|in turn|in addition|in particular|in fact|in contrast|by contrast|in comparison|by comparison|at this point|at that point|at the same time|in response|on the other hand|for this reason|to allow for this|in this way)\b|^(?i)to (?:tell|see|find out|decide|know) which,`)
+	themselves   = regexp.MustCompile(`\bthemselves\b`)
+	bareThis     = regexp.MustCompile(`\bthis[,.;]`)
+	closingAside = regexp.MustCompile(`\([a-z]+(?: [a-z]+)?\)\.?$`)
+)
 
 // personPronoun matches a pronoun of a person.
 var personPronoun = regexp.MustCompile(`(?i)\b(she|he|her|him|himself|herself)\b`)
