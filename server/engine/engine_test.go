@@ -73,6 +73,12 @@ func TestGolden(t *testing.T) {
 		// An economics chapter of our own in an open textbook's shape: an
 		// introduction, a "Clear It Up" box, key terms one per line in a
 		// single paragraph, a summary and self-check questions.
+		// Two chapters written for these tests by a helper who had not seen
+		// the generator's output: a history chapter with a table of dates,
+		// and a biology chapter with "Section Learning Objectives" boxes
+		// and a trait table.
+		{"chapter-us-history-reconstruction.md", 5, []studyloop.QuestionType{studyloop.QuestionCloze, studyloop.QuestionShortAnswer, studyloop.QuestionTermDefinition}, []string{"16.1 Wartime Plans and Presidential Reconstruction", "16.3 Reconstruction Governments in the South"}},
+		{"chapter-biology-mendel.md", 4, []studyloop.QuestionType{studyloop.QuestionCloze, studyloop.QuestionShortAnswer, studyloop.QuestionTermDefinition}, []string{"12.1 Mendel's Experiments with Garden Peas", "12.3 Mendel's Laws of Inheritance"}},
 		{"markets.md", 5, []studyloop.QuestionType{studyloop.QuestionCloze, studyloop.QuestionShortAnswer, studyloop.QuestionTermDefinition, studyloop.QuestionMultipleChoice}, []string{"Demand for Goods and Services", "What Shifts the Supply Curve"}},
 	}
 	for _, tt := range tests {

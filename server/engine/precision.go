@@ -319,8 +319,8 @@ func pointsBack(p string) bool {
 		return true
 	}
 	lower := strings.ToLower(p)
-	if strings.Contains(lower, "themselves") && themselves.MatchString(lower) || strings.Contains(lower, "this") && bareThis.MatchString(lower) {
-		return true
+	if strings.Contains(lower, "themselves") && themselves.MatchString(lower) || strings.Contains(lower, "this") && (bareThis.MatchString(lower) || strings.Contains(lower, " in this way")) {
+		return true // "… that differ in a trait in this way": which way?
 	}
 	end := strings.TrimSuffix(p, ".")
 	return strings.HasSuffix(end, ")") && closingAside.MatchString(p[max(0, len(p)-48):])

@@ -58,6 +58,7 @@ func TestPrecisionChecks(t *testing.T) {
 		{"needs earlier sentence", cloze("The first, _____, occurs when total spending grows faster than output.", "demand-pull inflation"), true},
 		{"needs earlier sentence", cloze("The first railway, the _____, opened in 1825.", "Stockton and Darlington"), false},
 		{"needs earlier sentence", cloze("To tell which, Mendel used a _____, crossing the plant with a recessive one.", "test cross"), true},
+		{"needs earlier sentence", cloze("Mating two plants that differ in a trait in this way is called _____.", "hybridization"), true},
 		{"needs earlier sentence", cloze("To learn whether traits are inherited together, Mendel performed a _____.", "dihybrid cross"), false},
 		{"needs earlier sentence", cloze("Critics, calling him a king, organized as the _____.", "Whig Party"), true},
 		{"needs earlier sentence", cloze("Jackson's order drained bank reserves. Soon after he left office came the _____.", "Panic of 1837"), false},
