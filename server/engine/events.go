@@ -2,6 +2,7 @@ package engine
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -69,6 +70,9 @@ func findDatedEvent(s *sentence) (datedEvent, bool) {
 	verb := pastVerb(clause)
 	if verb < 1 || !subjectOnly(clause[:verb]) {
 		return datedEvent{}, false
+	}
+	if at := toks[year].Start; at > clause[0].Start && at < clause[verb].Start && slices.ContainsFunc(clause[:verb], func(t token.Token) bool { return t.Text == "," }) {
+		return datedEvent{}, false // "Bonaparte, born on Corsica in 1769, gained …": the year is the aside's
 	}
 	whole := clause
 	if clause = firstClause(clause); verb+1 >= len(clause) || len(clause) < len(whole) && toks[year].Start > whole[len(clause)].Start {

@@ -169,6 +169,9 @@ func whyQuestion(s *sentence) (studyloop.Question, bool) {
 		setting = " " + lowerFirstUnlessName(strings.TrimSpace(s.text[main[0].Start:main[k-1].End()]), main[0].Tag)
 		main = main[k+1:]
 	}
+	if main[0].Tag == "IN" || main[0].Tag == "TO" {
+		return studyloop.Question{}, false // "In 1961 Leonard Hayflick showed …": no subject opens the clause
+	}
 	// The verb is the clause's last finite one, after a subject that ends
 	// in a noun and holds no other verb: in "Green leaves look green", the
 	// tagger's verb "leaves" is a noun of the subject.

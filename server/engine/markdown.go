@@ -232,8 +232,8 @@ func termLine(p plain, termEnd int, kind factKind, group int) (fact, bool) {
 		first = firstSentence(rest) // "The term should not be confused with parameter. An argument is …"
 	}
 	def := ownDefinition(term, first)
-	if term == "" || def == "" || len(strings.Fields(term)) > 6 || len(strings.Fields(def)) < 2 || labelTerm.MatchString(term) {
-		return fact{}, false
+	if term == "" || def == "" || len(strings.Fields(term)) > 6 || len(strings.Fields(def)) < 2 || labelTerm.MatchString(term) || condition.MatchString(term) {
+		return fact{}, false // "P above minimum ATC: the firm earns a profit" states a case, not a term
 	}
 	return fact{kind: kind, term: term, def: def, span: p.span(), group: group}, true
 }
@@ -288,6 +288,10 @@ func closingBracket(text string) int {
 	}
 	return -1
 }
+
+// condition matches a list item's opening that compares rather than
+// names: "P above minimum ATC", "MR > MC".
+var condition = regexp.MustCompile(`(?i)\b(above|below|greater than|less than|more than|exceeds?|equals?)\b|[<>=≤≥]`)
 
 // ownDefinition is def without an opening that restates its term: "An
 // algorithm is a set of steps …" defines "algorithm" as "A set of steps

@@ -473,6 +473,9 @@ func abbreviationLeak(q studyloop.Question) bool {
 	if aliasGiven.MatchString(q.Prompt) || abbreviatedBlank.MatchString(q.Prompt) {
 		return true
 	}
+	if m := bracketAfterBlank.FindStringSubmatch(q.Prompt); m != nil && initials(q.Answer) == strings.ToLower(strings.TrimSuffix(m[1], "s")) {
+		return true // "the _____ (Cdks)" for "cyclin-dependent kinases"
+	}
 	prompt := strings.ReplaceAll(q.Prompt, Blank, " ")
 	for _, c := range append([]string{q.Answer}, q.Choices...) {
 		if c != q.Answer && q.Type == studyloop.QuestionMultipleChoice {
@@ -496,6 +499,21 @@ func abbreviationLeak(q studyloop.Question) bool {
 		}
 	}
 	return false
+}
+
+// bracketAfterBlank matches a short word in brackets right after the
+// blank; its group is the word.
+var bracketAfterBlank = regexp.MustCompile(`_____\s*\(([\pL]{2,10})\)`)
+
+// initials are the first letters of answer's words, hyphenated parts
+// counted apart, in lower case: "cdk" for "cyclin-dependent kinases".
+func initials(answer string) string {
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(strings.ToLower(answer), func(r rune) bool { return r == ' ' || r == '-' }) {
+		r, _ := utf8.DecodeRuneInString(w)
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 var (

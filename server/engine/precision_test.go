@@ -156,6 +156,7 @@ func TestPrecisionChecks(t *testing.T) {
 
 		// An abbreviation in the prompt gives the answer away, or the other way round.
 		{"abbreviation leak", cloze("_____, named for crassulacean acid metabolism, open their stomata at night.", "CAM plants"), true},
+		{"abbreviation leak", cloze("Their partners, the _____ (Cdks), add phosphate groups to other proteins.", "cyclin-dependent kinases"), true},
 		{"abbreviation leak", cloze("_____ open their stomata at night and fix carbon then.", "CAM plants"), false},
 		{"abbreviation leak", cloze("Cells store energy as ATP, or _____.", "adenosine triphosphate"), true},
 		{"abbreviation leak", cloze("Deoxyribonucleic acid, or _____, holds the genes.", "DNA"), true},
