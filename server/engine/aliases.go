@@ -166,6 +166,9 @@ func (al aliases) pair(a, b string) {
 	if a == "" || b == "" || strings.EqualFold(a, b) {
 		return
 	}
+	if la, lb := strings.ToLower(a), strings.ToLower(b); strings.HasSuffix(la, " "+lb) || strings.HasSuffix(lb, " "+la) {
+		return // "checkpoint" and "spindle checkpoint" (from "The M checkpoint, or spindle checkpoint"): a kind, no other name
+	}
 	ka := answerKey(a)
 	if !slices.Contains(al[ka], b) {
 		al[ka] = append(al[ka], b)

@@ -14,7 +14,8 @@ func TestFindAliases(t *testing.T) {
 		"The cell (see Figure 2) divides. These are called **stop codons** or **nonsense codons**. " +
 		"This volume is the **end diastolic volume (EDV)** or **preload**. " +
 		"An organism has (1) unconditioned (unlearned) responses, or reflexes, and (2) learned ones. " +
-		"This is called **higher-order conditioning**, or **second-order conditioning**."
+		"This is called **higher-order conditioning**, or **second-order conditioning**. " +
+		"The M checkpoint, or spindle checkpoint, delays anaphase."
 	al := findAliases(text)
 	tests := []struct {
 		name string
@@ -33,6 +34,7 @@ func TestFindAliases(t *testing.T) {
 		{"preload", []string{"end diastolic volume"}},
 		{"reflexes", nil}, // not "responses": the name began before the aside
 		{"higher-order conditioning", []string{"second-order conditioning"}},
+		{"checkpoint", nil}, // "spindle checkpoint" is a kind of checkpoint
 	}
 	for _, tt := range tests {
 		if got := al.of(tt.name); !slices.Equal(got, tt.want) {
