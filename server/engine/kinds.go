@@ -298,13 +298,8 @@ var madeBy = regexp.MustCompile(`(?i)\b(?:devised|invented|named|proposed|develo
 // they are.
 func theName(term string) string {
 	words := strings.Fields(term)
-	if len(words) < 2 {
+	if len(words) < 2 || !properName(term) {
 		return term
-	}
-	for _, w := range words {
-		if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) && !unicode.IsDigit(r) && w != "of" && w != "the" && w != "and" {
-			return term // not a proper name
-		}
 	}
 	head := words[len(words)-1]
 	if i := slices.Index(words, "of"); i > 0 {

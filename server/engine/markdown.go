@@ -54,7 +54,7 @@ type fact struct {
 	def   string
 	attr  string // factCell: the column header
 	key   string // factCell: the header of the rows' first column
-	table int    // factCell: which table of the study, from 1
+	table int    // factCell: an id the cells of one table share
 	span  studyloop.Span
 	group int // facts of one list, definition list or table column share a group
 }
@@ -427,6 +427,9 @@ func (w *walker) definitionList(dl *extast.DefinitionList) {
 // one line, "**tariff**: a tax …" on the next), as one fact per line;
 // nil when any line is not.
 func (w *walker) termLines(n ast.Node, list int) []fact {
+	if first, ok := n.FirstChild().(*ast.Emphasis); !ok || first.Level < 2 || n.Lines().Len() < 2 {
+		return nil // most paragraphs: no bold term opens them, or one line
+	}
 	var lines []plain
 	var b plainBuilder
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {

@@ -76,7 +76,7 @@ const maxMarkedPerTopic = 60
 // that passes CheckQuestion and is not a near-duplicate of an earlier one.
 type asker struct {
 	text   string
-	lower  string // text lower-cased, once shorthand needs it
+	lower  string // text lower-cased, once needed (lowerText)
 	opts   Options
 	seen   *dedup
 	pool   map[string][]phrase // study-wide distractors by class, best first
@@ -217,7 +217,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 		used: map[studyloop.Span]bool{}, leadOf: map[studyloop.Span]studyloop.Span{}, tagged: map[string][]token.Token{}, lex: lexicon.Default(),
 		recur: map[string]int{}, units: map[string]int{}, termKeys: map[string]bool{}, marked: map[string]bool{}, asked: map[string]int{}, askedIn: map[string]map[int]bool{}, defined: map[string]bool{}, offered: map[string]int{},
 		checked: map[checkKey]error{}, genericity: map[string]bool{}, aliases: findAliases(text), rivals: map[[2]string]kin{},
-		sharedDefs: map[string]int{},
+		sharedDefs: map[string]int{}, cellsOf: map[*unit]map[studyloop.Span]bool{},
 	}
 	for _, u := range units {
 		for _, f := range u.facts {
@@ -609,6 +609,14 @@ func (a *asker) unmarkedText() string {
 	return a.unmarked
 }
 
+// lowerText is the study's text in lower case, made once.
+func (a *asker) lowerText() string {
+	if a.lower == "" {
+		a.lower = strings.ToLower(a.text)
+	}
+	return a.lower
+}
+
 // formula is the chemical formula of a common substance named by answer,
 // or the name of one given as a formula, in the spelling the text uses
 // ("CO₂" for "carbon dioxide" where the text writes CO₂); "" when the text
@@ -624,7 +632,7 @@ func (a *asker) formula(answer string) string {
 				}
 			}
 		case slices.Contains(f[1:], strings.TrimSpace(answer)):
-			if strings.Contains(strings.ToLower(a.text), f[0]) {
+			if strings.Contains(a.lowerText(), f[0]) {
 				return f[0]
 			}
 		}
@@ -1001,9 +1009,6 @@ func (a *asker) askableCells(u *unit) map[studyloop.Span]bool {
 		perColumn[f.group]++
 		perTable[f.table]++
 		cells[f.span] = true
-	}
-	if a.cellsOf == nil {
-		a.cellsOf = map[*unit]map[studyloop.Span]bool{}
 	}
 	a.cellsOf[u] = cells
 	return cells
@@ -1404,16 +1409,20 @@ func rivalNearby(s *sentence, b blank) bool {
 	return false
 }
 
-// properName reports whether every word of name is capitalised: "Stamp
-// Act", "Boston Tea Party".
+// properName reports whether name is a proper name: every word
+// capitalised but the connecting "of", "the" and "and" and numbers after
+// the first ("Stamp Act", "Panic of 1837", "Treaty of New Echota").
 func properName(name string) bool {
-	for _, w := range strings.Fields(name) {
-		if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) {
+	for i, w := range strings.Fields(name) {
+		if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) && (i == 0 || !unicode.IsDigit(r) && !nameConnectives[w]) {
 			return false
 		}
 	}
 	return name != ""
 }
+
+// nameConnectives may stand uncapitalised inside a proper name.
+var nameConnectives = wordSet(`of the and`)
 
 // definingSlot reports whether the sentence says what the blank is, in an
 // aside that closes it or as the subject (its other names end at end) of
@@ -1853,8 +1862,8 @@ func marked(s *sentence, from, to int) bool {
 var commaOtherName = regexp.MustCompile(`^, (?:also called|also known as|or) (?:an? |the )?([\p{L}\p{N}' -]{2,40}?)(?:,|\.$)`)
 
 // orOtherName matches " or" and a name right after a blank, up to a
-// comma, a semicolon or the sentence's end; group 1 is the name, and
-// group 2 is set when "simply" says it is another name ("the
+// comma, a semicolon or the sentence's end; group 2 is the name, and
+// group 1 is set when "simply" says it is another name ("the
 // Frank-Starling mechanism or simply Starling’s Law of the Heart").
 // Without "simply" the name must be in bold: "stroke volume or heart
 // rate" joins two things.

@@ -217,15 +217,13 @@ func (a *asker) shorthand(term string) bool {
 		if n := utf8.RuneCountInString(w); n < 3 || n > 6 || a.lex.Senses(w) > 0 || a.lex.Count(w) > 0 {
 			continue
 		}
-		if a.lower == "" {
-			a.lower = strings.ToLower(a.text)
-		}
-		for at := strings.Index(a.lower, w); at >= 0; {
+		lower := a.lowerText()
+		for at := strings.Index(lower, w); at >= 0; {
 			end := at + len(w)
-			if (at == 0 || !isLetterOrDigit(rune(a.lower[at-1]))) && end+2 < len(a.lower) && isLetterOrDigit(rune(a.lower[end])) && isLetterOrDigit(rune(a.lower[end+1])) && isLetterOrDigit(rune(a.lower[end+2])) {
+			if (at == 0 || !isLetterOrDigit(rune(lower[at-1]))) && end+2 < len(lower) && isLetterOrDigit(rune(lower[end])) && isLetterOrDigit(rune(lower[end+1])) && isLetterOrDigit(rune(lower[end+2])) {
 				return true
 			}
-			next := strings.Index(a.lower[end:], w)
+			next := strings.Index(lower[end:], w)
 			if next < 0 {
 				break
 			}
