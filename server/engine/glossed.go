@@ -30,6 +30,9 @@ type markedTerm struct {
 	// others ("acquisition, extinction, spontaneous recovery, and
 	// discrimination"): those others are of its kind.
 	lists []int
+	// recurring is set for a term the study repeats without setting it in
+	// bold (addRecurringTerms).
+	recurring bool
 }
 
 // markedTerms gathers the distinct bold terms of units that name things
@@ -82,7 +85,7 @@ func (a *asker) addRecurringTerms(units []*unit) {
 				t = termCase(t, occ[0].sent.toks[0].Tag)
 			}
 			seen[p.stemKey] = true
-			a.marks = append(a.marks, markedTerm{text: t, key: p.stemKey, head: headNoun(t), at: occ[0].sent.span().Start})
+			a.marks = append(a.marks, markedTerm{text: t, key: p.stemKey, head: headNoun(t), at: occ[0].sent.span().Start, recurring: true})
 		}
 	}
 }
@@ -136,6 +139,9 @@ func (a *asker) termChoices(q studyloop.Question) []string {
 		if n, m := utf8.RuneCountInString(c.text), utf8.RuneCountInString(q.Answer); n > 2*m+8 || m > 2*n+8 {
 			continue // of a like length, so the answer does not stand out
 		}
+		if c.recurring && listed && !a.marks[at].recurring && a.stem(c.head) == headStem && !a.lex.IsNoun(q.Answer) && a.specificKind(c) {
+			continue // "acetic acid", a weak acid, beside the class "weak acid"
+		}
 		if a.offered[answerKey(c.text)] < maxDistractorUses && !a.aliases.same(q.Answer, c.text) &&
 			!containsWords(prompt, normalize(c.text)) && a.ofKind(q.Answer, own, c) {
 			near = append(near, c)
@@ -168,6 +174,14 @@ next:
 		return nil
 	}
 	return picked
+}
+
+// specificKind reports whether WordNet lists an unmarked term of the
+// study as a kind of its head noun: a substance or a thing ("acetic acid",
+// "sulfuric acid") that may well belong to the class a bold term of the
+// same head names ("weak acid"), and so is no safe wrong choice for it.
+func (a *asker) specificKind(c markedTerm) bool {
+	return strings.Contains(c.text, " ") && a.lex.IsNoun(c.text) && a.lex.Relate(c.text, c.head) == lexicon.Nested
 }
 
 // ofKind reports whether the study's term c is of the kind of answer,
@@ -497,6 +511,9 @@ func indefinite(noun string) string {
 func termCase(term, tag string) string {
 	if first := firstWord(term); (tag == "NNP" || tag == "NNPS") && !everydayWord(first) || isAcronym(first) {
 		return term
+	}
+	if headingCase(term) {
+		return term // a name in capitals throughout: "Thermidorian Reaction", "Great Fear"
 	}
 	return lowerFirst(term)
 }

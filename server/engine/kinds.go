@@ -40,7 +40,7 @@ func listQuestion(s *sentence) (studyloop.Question, bool) {
 	if strings.ContainsAny(s.text, "?\n") {
 		return studyloop.Question{}, false
 	}
-	m := listSentence.FindStringSubmatch(s.text)
+	m := listSentence.FindStringSubmatch(figureInBrackets.ReplaceAllString(s.text, ""))
 	if m == nil {
 		return studyloop.Question{}, false
 	}
@@ -278,8 +278,6 @@ func presentStem(v string) (string, bool) {
 	return "", false
 }
 
-// lowerFirstUnlessName lower-cases the first letter of a subject that
-// opened the sentence, unless it is a proper noun.
 // aboutTheWord matches an appositive about a name rather than the thing
 // it names: "an old word for worthless livestock", "a nickname from …".
 var aboutTheWord = regexp.MustCompile(`(?i)^(?:an?|the) (?:[\pL-]+ ){0,2}(?:word|term|name|nickname|expression|label|slang)\b`)
@@ -315,10 +313,18 @@ func theName(term string) string {
 var institutionNouns = wordSet(`act acts bill law laws treaty war party circular panic compromise proclamation amendment
 	amendments declaration revolution movement system doctrine convention congress court bank company tariff ordinance
 	crisis massacre trail rebellion purchase plan deal agreement accord code codes bureau union confederacy republic
-	empire exposition affair campaign constitution charter council senate commission society league association`)
+	empire exposition affair campaign constitution charter council senate commission society league association
+	committee reaction fear reign assembly oath directory consulate era depression recession administration`)
 
+// articles open a phrase without belonging to a name: "The British
+// Parliament" is "the British Parliament" inside a question.
+var articles = wordSet(`the a an`)
+
+// lowerFirstUnlessName lower-cases the first letter of a term that opens
+// a sentence, unless the tagger takes it for a name or every word of it is
+// capitalised ("Thermidorian Reaction").
 func lowerFirstUnlessName(s, tag string) string {
-	if tag == "NNP" || tag == "NNPS" {
+	if tag == "NNP" || tag == "NNPS" || headingCase(s) && !articles[strings.ToLower(firstWord(s))] {
 		return s
 	}
 	return lowerFirst(s)

@@ -23,6 +23,12 @@ func TestStatedQuestions(t *testing.T) {
 		{"list",
 			"# Learning\n\nThere are three main types of learning: classical conditioning, operant conditioning, and observational learning." + filler,
 			"What are the three main types of learning?", "classical conditioning, operant conditioning, and observational learning"},
+		{"list with a figure reference",
+			"# Mitosis\n\nBiologists recognize five stages of mitosis: prophase, prometaphase, metaphase, anaphase, and telophase (Figure 10.3)." + filler,
+			"What are the five stages of mitosis?", "prophase, prometaphase, metaphase, anaphase, and telophase"},
+		{"appositive of a name in capitals",
+			"# The Directory\n\nRobespierre's fall in July 1794 opened the **Thermidorian Reaction**, a period in which moderates dismantled the Terror." + filler,
+			"What is meant by the Thermidorian Reaction?", "a period in which moderates dismantled the Terror"},
 		{"list count differs from items",
 			"# Learning\n\nThere are three main types of learning: classical conditioning and operant conditioning." + filler,
 			"", ""},
@@ -528,6 +534,7 @@ func TestCellPrompt(t *testing.T) {
 		{fact{kind: factCell, term: "Fourteenth", attr: "Ratified", key: "Amendment", def: "in the summer"}, "In what year was the Fourteenth Amendment ratified?", false},
 		{fact{kind: factCell, term: "Water", attr: "Formula", key: "Substance", def: "H₂O"}, "What is the formula of water?", true},
 		{fact{kind: factCell, term: "Mars", attr: "Number of moons", key: "Planet", def: "2"}, "What is the number of moons of Mars?", true},
+		{fact{kind: factCell, term: "Formic acid", attr: "Ka", key: "Acid", def: "1.8 × 10⁻⁴"}, "What is the Ka of formic acid?", true},
 		{fact{kind: factCell, term: "y", attr: "Y", key: "", def: "Yy"}, "What is the Y of y?", false},
 		{fact{kind: factCell, term: "Total", attr: "Year 1 cost", key: "Item", def: "$600"}, "What is the year 1 cost of Total?", false},
 	}
@@ -538,6 +545,27 @@ func TestCellPrompt(t *testing.T) {
 		}
 		if got := plainCell(tt.f); got != tt.plain {
 			t.Errorf("plainCell(%q, %q) = %v, want %v", tt.f.term, tt.f.attr, got, tt.plain)
+		}
+	}
+}
+
+func TestMeasuredValue(t *testing.T) {
+	tests := []struct {
+		cell string
+		want bool
+	}{
+		{"3.17", true},
+		{"6.8 × 10⁻⁴", true},
+		{"0.39 AU", true},
+		{"6", false},    // a whole number, such as an atomic number
+		{"1865", false}, // a year
+		{"HF", false},
+		{"H₂O", false},
+		{"3.5 billion years", false}, // words, not a unit
+	}
+	for _, tt := range tests {
+		if got := measuredValue(tt.cell); got != tt.want {
+			t.Errorf("measuredValue(%q) = %v, want %v", tt.cell, got, tt.want)
 		}
 	}
 }

@@ -27,7 +27,9 @@ func (c PrecisionCheck) Fails(q studyloop.Question) bool { return c.fails(q, tag
 
 // PrecisionChecks are the checks, in the order CheckQuestion applies them.
 var PrecisionChecks = []PrecisionCheck{
-	{"needs earlier sentence", func(q studyloop.Question, _ sentenceTagger) bool { return needsContext(q.Prompt) }},
+	{"needs earlier sentence", func(q studyloop.Question, tags sentenceTagger) bool {
+		return needsContext(q.Prompt) || bareQuantifier(q.Prompt, tags)
+	}},
 	{"points at figure or chapter", func(q studyloop.Question, _ sentenceTagger) bool { return pointsElsewhere(q.Prompt) }},
 	{"abbreviation leak", func(q studyloop.Question, _ sentenceTagger) bool { return abbreviationLeak(q) }},
 	{"not a definition", func(q studyloop.Question, _ sentenceTagger) bool { return notDefinitional(q) }},
@@ -60,6 +62,37 @@ func namesTwo(after []string) bool {
 	}
 	return false
 }
+
+// bareQuantifier reports whether a prompt opens with "many", "most",
+// "some" and the like standing alone as its subject, a verb right after
+// it: "Many exit after G1 …" (many cells, named the sentence before).
+func bareQuantifier(prompt string, tags sentenceTagger) bool {
+	first, rest, _ := strings.Cut(dropLeadInConnective(prompt), " ")
+	if !openingQuantifiers[strings.ToLower(first)] {
+		return false
+	}
+	if pronounFollowers[strings.ToLower(firstWord(rest))] {
+		return true
+	}
+	toks := tags(strings.ReplaceAll(prompt, Blank, "it"))
+	if len(toks) < 2 || !strings.EqualFold(toks[0].Text, first) {
+		return false
+	}
+	switch next := toks[1]; {
+	case strings.HasPrefix(next.Tag, "VB"):
+		return next.Tag != "VBG" && next.Tag != "VBN"
+	case next.Tag == "NN" && countingQuantifiers[strings.ToLower(first)] && !strings.HasSuffix(next.Text, "s"):
+		return true // "Many exit …": "many" counts, so a singular after it is a verb the tagger took for a noun
+	}
+	return false
+}
+
+// countingQuantifiers go with plural nouns only.
+var countingQuantifiers = wordSet(`many several few`)
+
+// openingQuantifiers stand for a plural noun named before when no noun
+// follows them.
+var openingQuantifiers = wordSet(`many most some few several all`)
 
 // contextOpeners are the words that, opening a sentence, point back at an
 // earlier one: pronouns, connectives and ordinals without their noun.
@@ -165,6 +198,12 @@ func needsContext(prompt string) bool {
 	if containsAny(lower, leaningKeys) && leaningPhrase.MatchString(p) {
 		return true
 	}
+	if datedPronoun.MatchString(p) {
+		return true // "In July 1790 it passed …": what passed?
+	}
+	if containsAny(lower, comparativeKeys) && comparativeWithoutThan.MatchString(lower) && !strings.Contains(lower, " than ") {
+		return true // "proposed a broader view": broader than what?
+	}
 	if !strings.HasPrefix(p, "What are the ") && countedThings.MatchString(lower) {
 		return true // "the three components": which? A list question's "the three main types" says
 	}
@@ -246,13 +285,28 @@ var ofWhat = wordSet(`of for between in that which who whose when where`)
 // "in our example" and "we have just determined", a pointer to other
 // lessons ("for those interested") and a guess about a story's people
 // ("would probably have objected").
-var leaningPhrase = regexp.MustCompile(`(?i)\bhowever\b|\bwith other (types|kinds|forms)\b|\bthe (century|latter|former)\b|\bdespite (the|its|their) names?\b|\bin (our|this|that) example\b|\bwe have just\b|\bfor those interested\b|\bwould probably\b|\b(that|the) (same|following|next|previous) (year|day|month|decade|century)\b|\bon the other hand\b|\b(a|the) (parallel|similar|comparable|related) (story|case|process|argument|situation)\b|^how (far|much|fast|quickly|often) the\b`)
+var leaningPhrase = regexp.MustCompile(`(?i)\bhowever\b|\bwith other (types|kinds|forms)\b|\bthe (century|latter|former)\b|\bdespite (the|its|their) names?\b|\bin (our|this|that) example\b|\bwe have just\b|\bfor those interested\b|\bwould probably\b|\b(that|the) (same|following|next|previous) (year|day|month|decade|century)\b|\bon the other hand\b|\b(a|the) (parallel|similar|comparable|related) (story|case|process|argument|situation)\b|^how (far|much|fast|quickly|often) the\b|\b(a|an|one|two|three|four|five|six|several|a few) (hours?|days?|weeks?|months?|years?|decades?|centuries) (later|afterwards?)\b|\bthe other (two|three|four|five|six)\b`)
 
 // leaningKeys are strings every match of leaningPhrase holds one of: a
 // prompt with none of them needs no regular expression.
 var leaningKeys = []string{"however", "with other", "century", "the latter", "the former", "despite", "example", "we have just",
 	"for those interested", "would probably", "year", "day", "month", "decade", "other hand", "parallel", "similar",
-	"comparable", "related", "how "}
+	"comparable", "related", "how ", "later", "afterward", "the other"}
+
+// datedPronoun matches a sentence that opens with a date and goes on
+// with a pronoun as its subject: "In July 1790 it passed …", "By the
+// spring of 1793 they controlled …". What the pronoun stands for was
+// named before.
+var datedPronoun = regexp.MustCompile(`^(?:In|On|By|During|After|Before|Around|Until|From|Later in) (?:(?:early|late|mid|the|spring|summer|fall|autumn|winter|of|January|February|March|April|May|June|July|August|September|October|November|December|\d{1,4}s?),? ){1,4}(?:it|they|he|she) `)
+
+// comparativeWithoutThan matches a view, a definition or a model called
+// broader or simpler than another that the sentence does not name:
+// "proposed a broader view".
+var comparativeWithoutThan = regexp.MustCompile(`\b(?:a|an|the) (?:broader|wider|narrower|newer|simpler|more general|more complete|more precise|more inclusive) (?:view|definition|theory|model|explanation|approach|account|version|concept|framework)\b`)
+
+// comparativeKeys are strings every match of comparativeWithoutThan holds
+// one of.
+var comparativeKeys = []string{"broader", "wider", "narrower", "newer", "simpler", "more general", "more complete", "more precise", "more inclusive"}
 
 // containsAny reports whether s holds one of keys.
 func containsAny(s string, keys []string) bool {
@@ -701,6 +755,8 @@ func splitsPhrase(q studyloop.Question, tags sentenceTagger) bool {
 			// "use the term _____ to mean": the blank is what the noun names
 		case strings.HasPrefix(prev.Tag, "NN"):
 			return true
+		case first >= 2 && startsUpper(prev.Text) && startsUpper(toks[first].Text) && toks[first-2].Text != "." && prev.Text != "I":
+			return true // "The First _____ was the clergy": the blank is the rest of a name
 		case toks[first].Tag == "VBG" && prev.Text == ",":
 			return true // "..., _____ to stall": a participle clause, not a term
 		case (prev.Text == "and" || prev.Text == "or") && first >= 2 && strings.HasPrefix(toks[first-2].Tag, "JJ"):

@@ -58,6 +58,22 @@ func TestPrecisionChecks(t *testing.T) {
 		{"needs earlier sentence", cloze("The first, _____, occurs when total spending grows faster than output.", "demand-pull inflation"), true},
 		{"needs earlier sentence", cloze("The first railway, the _____, opened in 1825.", "Stockton and Darlington"), false},
 		{"needs earlier sentence", cloze("To tell which, Mendel used a _____, crossing the plant with a recessive one.", "test cross"), true},
+		// A quantifier standing alone, a time counted from an earlier
+		// event, "the other two", a pronoun after a date, a comparison
+		// with a view the prompt does not name.
+		{"needs earlier sentence", cloze("Many exit after G1 and enter a resting state called the _____.", "G0 phase"), true},
+		{"needs earlier sentence", cloze("Most remain in the _____ for life.", "G0 phase"), true},
+		{"needs earlier sentence", cloze("Many cells exit after G1 and enter a resting state called the _____.", "G0 phase"), false},
+		{"needs earlier sentence", cloze("Most water in the cell is held in the _____.", "cytoplasm"), false},
+		{"needs earlier sentence", cloze("A week later the king ordered the clergy to join the _____.", "National Assembly"), true},
+		{"needs earlier sentence", cloze("The king ordered the other two _____ to join the Assembly.", "estates"), true},
+		{"needs earlier sentence", cloze("In July 1790 it passed the _____, a law making priests officials of the state.", "Civil Constitution of the Clergy"), true},
+		{"needs earlier sentence", cloze("In July 1790 the Assembly passed the _____, a law making priests officials of the state.", "Civil Constitution of the Clergy"), false},
+		{"needs earlier sentence", shortAnswer("In what year did Brønsted and Lowry propose a broader view?", "1923"), true},
+		{"needs earlier sentence", shortAnswer("In what year did Brønsted and Lowry propose a broader view than Arrhenius's?", "1923"), false},
+		// Half a name.
+		{"blank splits a phrase", cloze("The First _____ was the clergy, about 130,000 people.", "Estate"), true},
+		{"blank splits a phrase", cloze("The _____ was the clergy, about 130,000 people.", "First Estate"), false},
 		{"needs earlier sentence", cloze("Mating two plants that differ in a trait in this way is called _____.", "hybridization"), true},
 		{"needs earlier sentence", cloze("To learn whether traits are inherited together, Mendel performed a _____.", "dihybrid cross"), false},
 		{"needs earlier sentence", cloze("Critics, calling him a king, organized as the _____.", "Whig Party"), true},
@@ -305,6 +321,13 @@ func TestDistractorKind(t *testing.T) {
 		{"eighteenth century", "sixteenth centuries", notKin, false}, // number differs
 		{"car", "automobile", notKin, true},                          // synonyms
 		{"dog", "animal", notKin, true},                              // one is a kind of the other
+		// Kinds of one head along different lines: a weak acid donates
+		// protons too; kinds along one line stay rivals.
+		{"Brønsted-Lowry acid", "weak acid", headKin, true},
+		{"Brønsted-Lowry acid", "Arrhenius acid", headKin, false},
+		{"weak acid", "strong acid", headKin, false},
+		{"DNA polymerase", "RNA polymerase", headKin, false},
+		{"Fixed costs", "variable costs", headKin, false},
 	}
 	for _, tt := range tests {
 		if got := kinship(lex, tt.answer, tt.distractor, stemWord); got != tt.kin {

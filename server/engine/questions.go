@@ -1006,12 +1006,34 @@ func (a *asker) askableCells(u *unit) map[studyloop.Span]bool {
 		if f.kind != factCell || prose >= tableCapProse && (perColumn[f.group] >= maxCellsPerColumn || perTable[f.table] >= maxCellsPerTable) {
 			continue
 		}
+		if measuredValue(f.def) && !participleColumn(f.attr) {
+			continue // "What is the pKa of hydrofluoric acid?" 3.17: a value to look up, not to learn
+		}
 		perColumn[f.group]++
 		perTable[f.table]++
 		cells[f.span] = true
 	}
 	a.cellsOf[u] = cells
 	return cells
+}
+
+// measuredValue reports whether a table's cell holds a measured number,
+// with decimals or a power of ten, with or without a unit ("3.17",
+// "6.8 × 10⁻⁴", "0.39 AU"): a value to look up, where a count or a whole
+// number ("6", the atomic number of carbon) may be worth knowing.
+func measuredValue(cell string) bool {
+	cell = strings.TrimSpace(cell)
+	r, _ := utf8.DecodeRuneInString(cell)
+	if !unicode.IsDigit(r) && r != '−' && r != '-' && r != '.' || !strings.ContainsAny(cell, ".×⁻") {
+		return false
+	}
+	letters := 0
+	for _, r := range cell {
+		if unicode.IsLetter(r) {
+			letters++
+		}
+	}
+	return letters <= 4
 }
 
 // maxCellsPerColumn and maxCellsPerTable bound the questions one table
@@ -1045,7 +1067,16 @@ func (a *asker) cellPrompt(f fact) string {
 		// Amendment ratified?"
 		return "In what year was " + row + " " + lowerFirst(f.attr) + "?"
 	}
-	return "What is the " + lowerFirst(f.attr) + " of " + row + "?"
+	return "What is the " + headerCase(f.attr) + " of " + row + "?"
+}
+
+// headerCase writes a column's header inside a question: lower-cased,
+// unless it is a symbol ("Ka", "pH") whose capitals carry meaning.
+func headerCase(attr string) string {
+	if !strings.Contains(attr, " ") && utf8.RuneCountInString(attr) <= 3 {
+		return attr
+	}
+	return lowerFirst(attr)
 }
 
 // rowName names a table's row in a question: a row named by an ordinal or
@@ -1061,6 +1092,8 @@ func (a *asker) rowName(f fact) string {
 		return "the " + f.term + " " + upperFirst(key)
 	case lower != f.term && standsAlone(a.text, lower):
 		return lower // "seed shape" where the text writes it so
+	case lower != f.term && strings.Contains(lower, " ") && lowerFirst(f.term) == lower && lex.IsNoun(lower):
+		return lower // "Formic acid" in its cell, a common noun in WordNet
 	}
 	return f.term
 }
@@ -1821,6 +1854,9 @@ func otherNamesAfter(s *sentence, b blank) ([]string, int) {
 			names = append(names, abbr+name)
 			end += m[1]
 		}
+	} else if m := foreignNameInBrackets.FindStringSubmatchIndex(s.text[end:]); m != nil && strings.IndexFunc(group(s.text[end:], m, 1), accented) >= 0 {
+		names = append(names, group(s.text[end:], m, 1))
+		end += m[1]
 	}
 	if m := commaOtherName.FindStringSubmatchIndex(s.text[end:]); m != nil {
 		names = append(names, group(s.text[end:], m, 1))
@@ -1837,6 +1873,15 @@ func otherNamesAfter(s *sentence, b blank) ([]string, int) {
 	}
 	return names, end
 }
+
+// foreignNameInBrackets matches a name of up to four lower-case words in
+// brackets: "the Old Regime (ancien régime)". With an accented letter in
+// it, it is the term's name in the language it comes from, as right an
+// answer as the English one.
+var foreignNameInBrackets = regexp.MustCompile(`^\s*\((\p{Ll}[\p{L}'’-]*(?: [\p{L}'’-]+){0,3})\)`)
+
+// accented reports whether r is a letter outside ASCII: "é" of "régime".
+func accented(r rune) bool { return r > unicode.MaxASCII && unicode.IsLetter(r) }
 
 // group returns the text of submatch i of m in text, or "".
 func group(text string, m []int, i int) string {

@@ -167,13 +167,43 @@ func plural(noun string) bool {
 }
 
 // tooClose reports whether distractor could also be right: WordNet has it
-// as a synonym of the answer, or one as a kind of the other.
+// as a synonym of the answer, or one as a kind of the other, or the two
+// sort one head noun along different lines (otherAxis).
 func tooClose(lex *lexicon.Lexicon, answer, distractor string) bool {
 	switch lex.Relate(answer, distractor) {
 	case lexicon.Synonyms, lexicon.Nested:
 		return true
 	}
-	return false
+	return otherAxis(lex, answer, distractor)
+}
+
+// otherAxis reports whether two phrases of one head noun divide its kind
+// along different lines, so that one thing can be both: a theory's kind
+// beside a property's ("Brønsted-Lowry acid" beside "weak acid": a weak
+// acid donates protons too), or a substance WordNet lists as a kind of
+// the head beside a class the text defines ("acetic acid" is a weak acid).
+// Kinds along one line ("weak acid", "strong acid"; "Arrhenius acid",
+// "Lewis acid") stay rivals.
+func otherAxis(lex *lexicon.Lexicon, x, y string) bool {
+	if !strings.Contains(x, " ") || !strings.Contains(y, " ") || headNoun(x) != headNoun(y) {
+		return false
+	}
+	return namedKind(lex, x) != namedKind(lex, y)
+}
+
+// namedKind reports whether a phrase names its kind after a person or a
+// theory: its first word is a name ("Arrhenius acid", "Brønsted-Lowry
+// acid"), not a capitalised common word opening a sentence ("Fixed costs")
+// nor an acronym ("DNA polymerase").
+func namedKind(lex *lexicon.Lexicon, phrase string) bool {
+	first, _, _ := strings.Cut(phrase, " ")
+	r, size := utf8.DecodeRuneInString(first)
+	if !unicode.IsUpper(r) {
+		return false
+	}
+	rest := first[size:]
+	mixed := strings.IndexFunc(rest, unicode.IsUpper) >= 0 && strings.IndexFunc(rest, unicode.IsLower) >= 0
+	return mixed || lex.IsPerson(first) // not an acronym: "DNA polymerase"
 }
 
 // noteLabels open a note's line without naming a term: "def: ...",
