@@ -976,17 +976,26 @@ func answerWordInPrompt(q studyloop.Question, stem stemmer) bool {
 	for _, st := range contentStems(strings.ReplaceAll(q.Prompt, Blank, " "), stem) {
 		prompt[st] = true
 	}
+	var promptWords []string
 	for i, w := range words {
 		w = strings.Trim(w, ".,;:()'\"")
-		if i == len(words)-1 || isAcronym(w) {
-			continue // the head names the kind ("the two DNA strands ... the _____" for "antisense strand"); "RNA" is every sentence's
+		if i == len(words)-1 {
+			continue // the head names the kind ("the two DNA strands ... the _____" for "antisense strand")
+		}
+		if strings.ContainsAny(w, "0123456789") {
+			if promptWords == nil {
+				promptWords = strings.FieldsFunc(strings.ToLower(q.Prompt), func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(".,;:()\"", r) })
+			}
+			if slices.Contains(promptWords, strings.ToLower(w)) {
+				return true // "the 5’ end" beside "5’ cap", "70S" beside "70S ribosome", "near the end of G1" beside "G1 checkpoint"
+			}
+		}
+		if isAcronym(w) {
+			continue // "RNA" is every sentence's
 		}
 		w = strings.ToLower(w)
 		if symbol(w) && strings.Contains(q.Prompt, w) {
 			return true // "sigma (σ)" beside "σ factor"
-		}
-		if strings.ContainsAny(w, "0123456789") && slices.Contains(strings.Fields(strings.ToLower(q.Prompt)), w) {
-			return true // "the 5’ end" beside "5’ cap", "70S" beside "70S ribosome"
 		}
 		if parts := strings.Split(w, "-"); len(parts) > 1 && strings.ContainsAny(w, "0123456789") && !slices.ContainsFunc(parts, func(p string) bool { return !strings.Contains(q.Prompt, p) }) {
 			return true // "68%, … 95% … and 99.7%" spell out the "68-95-99.7 rule"

@@ -118,6 +118,8 @@ func TestPrecisionChecks(t *testing.T) {
 		{"answer word in prompt", cloze("The sixth subunit is known as sigma (σ). The _____ binds the promoter.", "σ factor"), true},
 		{"answer word in prompt", cloze("The _____ lets the polymerase bind the promoter.", "σ factor"), false},
 		{"answer word in prompt", cloze("A nucleotide called the _____ is added to the 5’ end of the transcript.", "5’ cap"), true},
+		{"answer word in prompt", cloze("The _____, near the end of G1, is the main decision point.", "G1 checkpoint"), true},
+		{"answer word in prompt", cloze("The _____ is the main decision point of the cycle.", "G1 checkpoint"), false},
 		{"answer word in prompt", studyloop.Question{Type: studyloop.QuestionTermDefinition, Prompt: describePrompt("Expresses that 68% of values lie within one standard deviation, 95% within two and 99.7% within three"), Answer: "68-95-99.7 rule"}, true},
 		{"answer word in prompt", studyloop.Question{Type: studyloop.QuestionTermDefinition, Prompt: describePrompt("Expresses how values of a normal distribution cluster around the mean"), Answer: "68-95-99.7 rule"}, false},
 		{"answer word in prompt", cloze("A nucleotide called the _____ is added to the front of the transcript.", "5’ cap"), false},
