@@ -135,6 +135,10 @@ func (g *Offline) Generate(ctx context.Context, title, text string) (studyloop.E
 		return studyloop.Extraction{}, err
 	}
 	ask := newAsker(text, g.opts, an, b.units)
+	ask.titleStems = map[string]bool{}
+	for _, st := range contentStems(b.title, ask.stem) {
+		ask.titleStems[st] = true
+	}
 	ask.markListed(keyTerms)
 	for _, u := range b.units {
 		if err := ask.ask(ctx, u); err != nil {

@@ -598,3 +598,28 @@ func TestTheName(t *testing.T) {
 		}
 	}
 }
+
+func TestNamesTheStudy(t *testing.T) {
+	a := &asker{stem: stemWord, titleStems: map[string]bool{}}
+	for _, st := range contentStems("Conservation of Energy", stemWord) {
+		a.titleStems[st] = true
+	}
+	tests := []struct {
+		prompt, answer string
+		want           bool
+	}{
+		{"One atom might release 1.1 × 10^-10 J of _____ when it decays.", "energy", true},
+		{"In most cases, _____ is lost as heat.", "energy", true},
+		{"_____ fell sharply after the reaction.", "Energy", true},
+		{"_____ is the ability to do work.", "Energy", false}, // says what it is
+		{"_____ comes in many forms.", "Energy", false},
+		{"The SI unit of _____ is the joule.", "work", false}, // not the title's word
+		{"Kinetic energy rises with _____.", "kinetic energy", false},
+	}
+	for _, tt := range tests {
+		q := studyloop.Question{Type: studyloop.QuestionCloze, Prompt: tt.prompt, Answer: tt.answer}
+		if got := a.namesTheStudy(q); got != tt.want {
+			t.Errorf("namesTheStudy(%q, %q) = %v, want %v", tt.prompt, tt.answer, got, tt.want)
+		}
+	}
+}

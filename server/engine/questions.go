@@ -76,6 +76,9 @@ const maxMarkedPerTopic = 60
 // that passes CheckQuestion and is not a near-duplicate of an earlier one.
 type asker struct {
 	text   string
+	// titleStems are the stems of the study's title's content words: a
+	// one-word answer among them is what the whole study is about.
+	titleStems map[string]bool
 	lower  string // text lower-cased, once needed (lowerText)
 	opts   Options
 	seen   *dedup
@@ -426,6 +429,9 @@ func (a *asker) acceptAgain(q studyloop.Question) bool {
 			return false
 		}
 	}
+	if a.namesTheStudy(q) {
+		return false // "_____" for "photosynthesis" in a chapter of that name: the guess every student makes
+	}
 	if centuryOrDecade.MatchString(q.Answer) && a.centuries >= maxCenturies {
 		return false // a history's every sentence has a century; two questions of them are enough
 	}
@@ -468,6 +474,26 @@ func (a *asker) acceptAgain(q studyloop.Question) bool {
 	}
 	a.out = append(a.out, q)
 	return true
+}
+
+// namesTheStudy reports whether q blanks one word the study's title
+// names ("energy" in "Conservation of Energy") anywhere but as the
+// subject of a sentence in the present tense, which says what the thing
+// is or does ("_____ is anything that takes up space"): asked in passing,
+// it is the guess any student makes, the subject of the whole text.
+func (a *asker) namesTheStudy(q studyloop.Question) bool {
+	if len(a.titleStems) == 0 || strings.Contains(q.Answer, " ") || !strings.Contains(q.Prompt, Blank) {
+		return false
+	}
+	if !a.titleStems[a.stem(strings.ToLower(q.Answer))] {
+		return false
+	}
+	before, rest, _ := strings.Cut(q.Prompt, Blank)
+	if before != "" && before != "A " && before != "An " && before != "The " {
+		return true
+	}
+	verb := strings.Trim(firstWord(rest), ",")
+	return !(verb == "is" || verb == "are" || verb == "has" || strings.HasSuffix(verb, "s") && !strings.HasSuffix(verb, "ss"))
 }
 
 // timesAsked is how often the study has asked about q's answer, or, for
