@@ -75,16 +75,16 @@ const maxMarkedPerTopic = 60
 // asker makes the questions of a study, topic by topic, keeping every one
 // that passes CheckQuestion and is not a near-duplicate of an earlier one.
 type asker struct {
-	text   string
+	text string
 	// titleStems are the stems of the study's title's content words: a
 	// one-word answer among them is what the whole study is about.
 	titleStems map[string]bool
-	lower  string // text lower-cased, once needed (lowerText)
-	opts   Options
-	seen   *dedup
-	pool   map[string][]phrase // study-wide distractors by class, best first
-	groups map[int][]fact      // facts of each group with distinct terms (or cell values)
-	terms  []fact              // every defined term of the study (no table cells), in order
+	lower      string // text lower-cased, once needed (lowerText)
+	opts       Options
+	seen       *dedup
+	pool       map[string][]phrase // study-wide distractors by class, best first
+	groups     map[int][]fact      // facts of each group with distinct terms (or cell values)
+	terms      []fact              // every defined term of the study (no table cells), in order
 	// termKeys are the stem keys of the study's terms of several words.
 	termKeys map[string]bool
 	// units counts the topics each keyphrase occurs in, of unitCount.
