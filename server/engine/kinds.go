@@ -278,6 +278,40 @@ func presentStem(v string) (string, bool) {
 	return "", false
 }
 
+// listEnd extends an appositive that ends at the comma at token k when
+// that comma goes on with a list of short nouns: "the middle class of
+// merchants, lawyers, and officials;" ends after "officials", not after
+// "merchants". It returns where the list ends, or k.
+func listEnd(s *sentence, k int) int {
+	items := 0
+	for m := k + 1; m < len(s.toks) && m <= k+12; m++ {
+		t := s.toks[m]
+		switch {
+		case t.Text == "and" || t.Text == "or":
+			if m == k+1 && items == 0 {
+				return k
+			}
+			for n := m + 1; n < len(s.toks) && n <= m+4; n++ {
+				switch next := s.toks[n]; {
+				case next.Text == "," || next.Text == ";" || next.Text == "." || next.Text == ":":
+					if n > m+1 {
+						return n
+					}
+					return k
+				case !strings.HasPrefix(next.Tag, "NN") && !strings.HasPrefix(next.Tag, "JJ"):
+					return k
+				}
+			}
+			return k
+		case t.Text == ",":
+			items++
+		case !strings.HasPrefix(t.Tag, "NN") && !strings.HasPrefix(t.Tag, "JJ"):
+			return k
+		}
+	}
+	return k
+}
+
 // aboutTheWord matches an appositive about a name rather than the thing
 // it names: "an old word for worthless livestock", "a nickname from …".
 var aboutTheWord = regexp.MustCompile(`(?i)^(?:an?|the) (?:[\pL-]+ ){0,2}(?:word|term|name|nickname|expression|label|slang)\b`)
@@ -295,6 +329,9 @@ var madeBy = regexp.MustCompile(`(?i)\b(?:devised|invented|named|proposed|develo
 // "the Whig Party"), which English names with it; other terms stay as
 // they are.
 func theName(term string) string {
+	if socialClasses[strings.ToLower(term)] {
+		return "the " + term // "the bourgeoisie", as English names a class
+	}
 	words := strings.Fields(term)
 	if len(words) < 2 || !properName(term) {
 		return term
@@ -308,6 +345,9 @@ func theName(term string) string {
 	}
 	return term
 }
+
+// socialClasses are the names of a society's orders, which take "the".
+var socialClasses = wordSet(`bourgeoisie nobility clergy aristocracy proletariat gentry peasantry`)
 
 // institutionNouns are the heads of names that take "the".
 var institutionNouns = wordSet(`act acts bill law laws treaty war party circular panic compromise proclamation amendment
@@ -674,6 +714,7 @@ func appositiveQuestion(s *sentence) (studyloop.Question, bool) {
 		if end < 0 || end-j < 4 || ordinals[s.lower[j+2]] != "" {
 			continue // "the second part of gene expression" tells where, not what
 		}
+		end = listEnd(s, end)
 		term = strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(term, ""))
 		answer := s.text[s.toks[j+1].Start:s.toks[end-1].End()]
 		if aboutTheWord.MatchString(answer) || madeBy.MatchString(answer) {
