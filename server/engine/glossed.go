@@ -739,7 +739,13 @@ func (a *asker) markCloze(s *sentence, b blank, i int, leans bool) (studyloop.Qu
 	short := len(strings.Fields(q.Prompt)) < minClozeContext+1 || !clozeSentence(s, minClozeTokens)
 	a.tagged[s.text] = s.toks
 	if !short && !leans && !s.hasProblem() {
-		return q, a.check(q) == nil
+		if a.check(q) == nil {
+			return q, true
+		}
+		if !bareQuantifier(q.Prompt, a.tags) {
+			return q, false
+		}
+		// "Many exit after G1 …": many cells, which the sentence before names.
 	}
 	if i < 1 {
 		return studyloop.Question{}, false

@@ -173,6 +173,12 @@ func TestLeadInCloze(t *testing.T) {
 			"Translation begins when several parts come together into one complex. In bacteria, this complex holds the small ribosomal subunit, the messenger and three proteins called _____.",
 			"initiation factors", "parts",
 		},
+		{
+			"The **promoter** is where transcription starts in every gene. Not every cell keeps dividing through its life. " +
+				"Many exit after G1 and enter a resting state called the **G0 phase**, in which they do their work without preparing to divide. The **terminator** is where transcription stops in every gene.",
+			"Not every cell keeps dividing through its life. Many exit after G1 and enter a resting state called the _____, in which they do their work without preparing to divide.",
+			"G0 phase", "G1",
+		},
 	}
 	for _, tt := range tests {
 		ex, err := mustOffline(t).Generate(context.Background(), "", "# Transcription\n\n"+tt.text)
