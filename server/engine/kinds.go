@@ -333,6 +333,9 @@ func theName(term string) string {
 		return "the " + term // "the bourgeoisie", as English names a class
 	}
 	words := strings.Fields(term)
+	if len(words) == 1 && properName(term) && institutionNouns[strings.ToLower(term)] && !strings.EqualFold(term, "Congress") {
+		return "the " + term // "the Directory", "the Consulate"
+	}
 	if len(words) < 2 || !properName(term) {
 		return term
 	}
@@ -667,7 +670,11 @@ func otherName(s *sentence, i, j int, term string) (studyloop.Question, bool) {
 // "multiply **stroke volume (SV)**, the amount of blood pumped by each
 // ventricle, by …" asks "What is meant by stroke volume?".
 func appositiveQuestion(s *sentence) (studyloop.Question, bool) {
-	if !s.tagged || strings.ContainsAny(s.text, "?\n") || s.hasProblem() {
+	// The question shows only the term and the answer only the aside, so
+	// a sentence that leans on the one before ("Together these conditions
+	// mean that each firm is a **price taker**, a firm that …") still
+	// gives one; the aside must stand alone.
+	if !s.tagged || strings.ContainsAny(s.text, "?\n") {
 		return studyloop.Question{}, false
 	}
 	for i := range s.toks {
@@ -717,6 +724,9 @@ func appositiveQuestion(s *sentence) (studyloop.Question, bool) {
 		end = listEnd(s, end)
 		term = strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(term, ""))
 		answer := s.text[s.toks[j+1].Start:s.toks[end-1].End()]
+		if sentenceProblem(answer) {
+			continue
+		}
 		if aboutTheWord.MatchString(answer) || madeBy.MatchString(answer) {
 			continue // "scalawags, an old word for worthless livestock", "a grid devised by … Punnett" tell where the name or the thing came from
 		}

@@ -32,6 +32,9 @@ func TestStatedQuestions(t *testing.T) {
 		{"appositive that goes on with a list",
 			"# The Third Estate\n\nAt its top stood the **bourgeoisie**, the prosperous urban middle class of merchants, lawyers, and officials; below them were artisans." + filler,
 			"What is meant by the bourgeoisie?", "the prosperous urban middle class of merchants, lawyers, and officials"},
+		{"appositive of a sentence that leans on the one before",
+			"# Perfect Competition\n\nTogether these conditions mean that each firm is a **price taker**, a firm that must accept the market price because it is too small to affect it." + filler,
+			"What is meant by price taker?", "a firm that must accept the market price because it is too small to affect it"},
 		{"list count differs from items",
 			"# Learning\n\nThere are three main types of learning: classical conditioning and operant conditioning." + filler,
 			"", ""},
@@ -595,6 +598,10 @@ func TestTheName(t *testing.T) {
 		"ATP synthase":         "ATP synthase",
 		"Treaty of New Echota": "the Treaty of New Echota",
 		"filling time":         "filling time",
+		"Directory":            "the Directory",
+		"Congress":             "Congress",
+		"directory":            "directory",
+		"bourgeoisie":          "the bourgeoisie",
 	} {
 		if got := theName(term); got != want {
 			t.Errorf("theName(%q) = %q, want %q", term, got, want)
