@@ -614,11 +614,42 @@ func proportionQuestion(s *sentence) (studyloop.Question, bool) {
 // law of <thing> says that …". The groups: the law, the statement.
 var lawSentence = regexp.MustCompile(`^((?:\p{Lu}[\p{L}-]+(?:'s|’s) |[Tt]he )(?:[\p{L}-]+ ){0,3}(?:law|principle|rule|theorem|postulate)(?: of [\p{L} -]{3,40}?)?) (?:states|says|holds) that (.{15,300}?)\.$`)
 
+// lawName matches the name of a law, a rule or a principle: "Boyle's
+// law", "the law of segregation", "the product rule".
+const lawName = `((?:\p{Lu}[\p{L}-]+(?:'s|’s) |the )(?:[\p{L}-]+ ){0,3}(?:law|principle|rule|theorem|postulate)(?: of [\p{L} -]{3,40}?)?)`
+
+// lawStatedInside match a law stated after the sentence's opening words:
+// as an aside that states, after a colon, after "According to". The
+// groups: the law, the statement.
+var lawStatedInside = []*regexp.Regexp{
+	regexp.MustCompile(`, ` + lawName + `, (?:states|says|holds) that (.{15,300}?)\.$`),
+	regexp.MustCompile(`\b` + lawName + `: (\p{Ll}.{15,300}?)\.$`),
+	regexp.MustCompile(`^According to ` + lawName + `, (\p{Ll}.{15,300}?)\.$`),
+}
+
 // lawQuestion asks what a named law states: "What does Boyle's law
 // state?"
 func lawQuestion(s *sentence) (studyloop.Question, bool) {
 	m := lawSentence.FindStringSubmatch(s.text)
-	if m == nil || s.hasProblem() {
+	if m != nil && s.hasProblem() {
+		return studyloop.Question{}, false
+	}
+	if m == nil && strings.Contains(s.text, " ") {
+		// "The second, the law of segregation, states that …", "This led
+		// to the law of independent assortment: alleles …", "According
+		// to the product rule, …": the question shows the law's name
+		// alone, so the sentence may lean on the one before; what it
+		// states must stand alone.
+		for _, re := range lawStatedInside {
+			if m = re.FindStringSubmatch(s.text); m != nil {
+				break
+			}
+		}
+		if m == nil || sentenceProblem(m[2]) {
+			return studyloop.Question{}, false
+		}
+	}
+	if m == nil {
 		return studyloop.Question{}, false
 	}
 	law := m[1]
@@ -628,7 +659,8 @@ func lawQuestion(s *sentence) (studyloop.Question, bool) {
 	if pointers[strings.ToLower(strings.Fields(law)[min(1, len(strings.Fields(law))-1)])] {
 		return studyloop.Question{}, false // "the same law", "the other rule"
 	}
-	return statedQuestion("What does "+law+" state?", m[2], s)
+	statement, _, _ := strings.Cut(m[2], "; ") // what follows a semicolon applies it: "; a heterozygote can arise as …"
+	return statedQuestion("What does "+law+" state?", statement, s)
 }
 
 // otherName asks for the bold term that closes a sentence as another name
