@@ -841,3 +841,32 @@ func TestTwoTermsDefinedAlike(t *testing.T) {
 		t.Errorf("the median is not asked: %+v", ex.Questions)
 	}
 }
+
+func TestTextAfterAFeatureBoxIsAsked(t *testing.T) {
+	text := "# Revolution\n\n## 18.2 The Constitution\n\n### Learning Objectives\n\n- Explain the constitution of 1791\n\n" +
+		"The Assembly wrote a constitution for the kingdom over two long years of debate in Paris.\n\n" +
+		"### Primary Sources: Rights for Whom?\n\n" +
+		"The Declaration spoke in universal terms but left open who would enjoy its rights, and a pamphlet of 1791 asked for **equal citizenship** of women.\n\n" +
+		"In September 1791 the new charter made France a **constitutional monarchy**, a system in which a hereditary ruler's powers are limited by a written constitution.\n\n" +
+		"## Key Terms\n\n- **constitutional monarchy**: a monarchy limited by a constitution\n"
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	box := strings.Index(text, "The Declaration")
+	asked := false
+	for _, q := range ex.Questions {
+		if q.Source.Start >= box && q.Source.Start < box+100 {
+			t.Errorf("question %q from the box's own paragraph", q.Prompt)
+		}
+		if q.Answer == "a system in which a hereditary ruler's powers are limited by a written constitution" {
+			asked = true
+			if title := ex.Topics[q.Topic].Title; strings.Contains(title, "Primary") {
+				t.Errorf("question %q under the box's title %q", q.Prompt, title)
+			}
+		}
+	}
+	if !asked {
+		t.Errorf("the text after the box is not asked: %+v", ex.Questions)
+	}
+}

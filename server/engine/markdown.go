@@ -632,7 +632,7 @@ func capitalize(s string) string {
 // summaries and reviews (they repeat what was asked already), objectives,
 // exercises and worked examples (they depend on their numbers and
 // figures), boxed features, reading lists.
-var asideHeading = regexp.MustCompile(`(?i)^\s*(\d+(\.\d+)*\.?\s+)?(key (concepts|terms|points|takeaways|ideas)( and summary)?|(chapter |section )?(summary|review)|summary of .*|review questions|((section|chapter) )?learning (objectives|outcomes)|objectives|exercises?|problems|practice( problems| questions)?|homework( problems)?|check your (understanding|learning)|critical thinking( questions)?|discussion questions|self[- ]check|quiz|answers?( to .*)?|solutions?|further reading|references|bibliography|sources|notes|footnotes|acknowledg(e)?ments|link to learning|glossary|(everyday|career|clinical|real[- ]world|micro|eukaryotic|ethics|evolution) connections?|clear it up|work it out|link it up|bring it home|my story|defining american|americana|click and explore|(chemistry|biology|physics|psychology) in everyday life|how sciences interconnect|portrait of an? (chemist|scientist|physicist)|careers? in .*|interactive link|dig deeper|case in point|clinical focus|eye on ethics|disorders of (the )?.*|aging and (the )?.*|homeostatic imbalances?|connect the concepts|art connection|visual connection|scientific method connection|(worked )?examples?( \d+(\.\d+)*)?(\s*[:.].*)?|try it( yourself)?|your turn|instructions|ingredients|introduction|chapter outline|stop and think)\s*([.:].*)?$`)
+var asideHeading = regexp.MustCompile(`(?i)^\s*(\d+(\.\d+)*\.?\s+)?(key (concepts|terms|points|takeaways|ideas)( and summary)?|(chapter |section )?(summary|review)|summary of .*|review questions|((section|chapter) )?learning (objectives|outcomes)|objectives|exercises?|problems|practice( problems| questions)?|homework( problems)?|check your (understanding|learning)|critical thinking( questions)?|discussion questions|self[- ]check|quiz|answers?( to .*)?|solutions?|further reading|references|bibliography|sources|notes|footnotes|acknowledg(e)?ments|link to learning|glossary|(everyday|career|clinical|real[- ]world|micro|eukaryotic|ethics|evolution) connections?|clear it up|work it out|link it up|bring it home|my story|defining american|americana|click and explore|(chemistry|biology|physics|psychology) in everyday life|how sciences interconnect|portrait of an? (chemist|scientist|physicist)|careers? in .*|interactive link|dig deeper|case in point|clinical focus|eye on ethics|disorders of (the )?.*|aging and (the )?.*|homeostatic imbalances?|connect the concepts|art connection|visual connection|scientific method connection|(worked )?examples?( \d+(\.\d+)*)?(\s*[:.].*)?|try it( yourself)?|your turn|instructions|ingredients|introduction|chapter outline|stop and think|primary sources?)\s*([.:].*)?$`)
 
 // boxHeading reports whether s, four or more levels deep, heads a boxed
 // feature or worked example rather than a section: its title asks a
@@ -706,6 +706,25 @@ func afterList(blocks []*block) []*block {
 	return nil
 }
 
+// backToText returns the blocks of a feature box's section from the
+// first one after its opening block that sets a term in bold: a box
+// ("Clear It Up", "Primary Sources") seldom defines the chapter's key
+// terms, so there the section's own text has resumed under the box's
+// heading. It returns nil when no such block follows.
+func backToText(blocks []*block) []*block {
+	for i := 1; i < len(blocks); i++ {
+		if !blocks[i].item && len(blocks[i].p.bold) > 0 {
+			return blocks[i:]
+		}
+	}
+	return nil
+}
+
+// endMatterHeading matches the headings of a chapter's end matter and
+// openers, whose every entry may set a term in bold: none of it is the
+// section's text resuming.
+var endMatterHeading = regexp.MustCompile(`(?i)^\s*(\d+(\.\d+)*\.?\s+)?(key |chapter |section )?(concepts|terms|points|takeaways|ideas|summary|review|questions|exercises?|problems|practice|homework|quiz|answers?|solutions?|glossary|references|bibliography|sources|further reading|notes|footnotes|acknowledg(e)?ments|objectives|outcomes|learning (objectives|outcomes)|introduction|chapter outline|check your)\b`)
+
 // taskHeading matches the titles of worked examples.
 var taskHeading = regexp.MustCompile(`^(Finding|Calculating|Computing|Using|Solving|Applying|Working|Estimating|Determining|Example)\b`)
 
@@ -716,7 +735,9 @@ var objectivesHeading = regexp.MustCompile(`(?i)^\s*((section|chapter) )?(learni
 // skipAsides drops the sections whose headings name asides, with every
 // section nested under them. A box of objectives is followed by its
 // section's opening text under no heading of its own, so the prose after
-// its list goes back to the section it opens.
+// its list goes back to the section it opens; so does the text after a
+// feature box (backToText), which has no heading to say where the box
+// ends either.
 func skipAsides(sections []*section) []*section {
 	out := sections[:0:0]
 	skipBelow := 0 // while > 0, sections deeper than this level are skipped
@@ -729,9 +750,18 @@ func skipAsides(sections []*section) []*section {
 		}
 		if s.heading != nil && (asideHeading.MatchString(cleanTitle(s.heading.text)) || boxHeading(s) || soleSubsection(sections, i)) {
 			skipBelow = s.level
-			if rest := afterList(s.blocks); len(rest) > 0 && i > 0 && len(out) > 0 && out[len(out)-1] == sections[i-1] &&
-				sections[i-1].level < s.level && objectivesHeading.MatchString(cleanTitle(s.heading.text)) {
-				opened := *sections[i-1]
+			title := cleanTitle(s.heading.text)
+			rest := afterList(s.blocks)
+			if !objectivesHeading.MatchString(title) {
+				rest = nil
+				if !endMatterHeading.MatchString(title) {
+					rest = backToText(s.blocks)
+				}
+			}
+			// The nearest section kept before it encloses it when it is of a
+			// higher level (its objectives box, skipped, may stand between).
+			if len(rest) > 0 && len(out) > 0 && out[len(out)-1].level < s.level {
+				opened := *out[len(out)-1]
 				opened.blocks = append(slices.Clip(opened.blocks), rest...)
 				out[len(out)-1] = &opened
 			}
