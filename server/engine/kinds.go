@@ -666,9 +666,13 @@ func lawQuestion(s *sentence) (studyloop.Question, bool) {
 // otherName asks for the bold term that closes a sentence as another name
 // of the noun phrase before it: "… the nontemplate DNA strand, or the
 // **sense strand**." asks "What is another name for the nontemplate DNA
-// strand?". The term spans tokens i to j.
+// strand?". So does a term that follows the sentence's subject that way:
+// "A positively charged ion, or **cation**, forms when …" asks "What is
+// another name for a positively charged ion?". The term spans tokens i to
+// j.
 func otherName(s *sentence, i, j int, term string) (studyloop.Question, bool) {
-	if j != len(s.toks)-1 || s.toks[j].Text != "." || i < 4 {
+	closes := j == len(s.toks)-1 && s.toks[j].Text == "."
+	if !closes && (j >= len(s.toks) || s.toks[j].Text != ",") || i < 4 {
 		return studyloop.Question{}, false
 	}
 	k := i - 1
@@ -686,17 +690,20 @@ func otherName(s *sentence, i, j int, term string) (studyloop.Question, bool) {
 			start = m
 			break
 		}
-		if !strings.HasPrefix(t.Tag, "NN") && !strings.HasPrefix(t.Tag, "JJ") && t.Tag != "VBN" && t.Tag != "HYPH" && t.Text != "-" {
-			return studyloop.Question{}, false
+		if !strings.HasPrefix(t.Tag, "NN") && !strings.HasPrefix(t.Tag, "JJ") && t.Tag != "VBN" && t.Tag != "HYPH" && t.Text != "-" && t.Tag != "RB" {
+			return studyloop.Question{}, false // "positively charged" passes
 		}
 	}
-	if start < 0 || end-start < 2 {
+	if start < 0 || end-start < 2 || !closes && start != 0 {
 		return studyloop.Question{}, false
 	}
 	phrase := s.text[s.toks[start].Start:s.toks[end-1].End()]
 	term = strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(term, ""))
-	return namingQuestion("What is another name for "+lowerFirst(phrase)+"?", term, s)
+	return namingQuestion(anotherNamePrefix+lowerFirst(phrase)+"?", term, s)
 }
+
+// anotherNamePrefix opens the question otherName asks.
+const anotherNamePrefix = "What is another name for "
 
 // appositiveQuestion asks for what an appositive says a bold term is:
 // "multiply **stroke volume (SV)**, the amount of blood pumped by each

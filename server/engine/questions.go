@@ -445,8 +445,13 @@ func (a *asker) acceptAgain(q studyloop.Question) bool {
 	if q.Type != studyloop.QuestionMultipleChoice {
 		q.Alternatives = a.otherAnswers(q)
 		prompt := normalize(q.Prompt)
-		for _, o := range q.Alternatives {
-			if containsWords(prompt, normalize(o)) {
+		naming := strings.HasPrefix(q.Prompt, anotherNamePrefix)
+		for i := len(q.Alternatives) - 1; i >= 0; i-- {
+			switch o := q.Alternatives[i]; {
+			case !containsWords(prompt, normalize(o)):
+			case naming:
+				q.Alternatives = slices.Delete(q.Alternatives, i, i+1) // the name the question gives, not another
+			default:
 				return false // "Ventricular relaxation, or _____" is answered by copying
 			}
 		}
