@@ -499,6 +499,8 @@ func TestMarkedOrSpecific(t *testing.T) {
 		{"friction", "friction", many, false},             // one unmarked word
 		{"moon rock", "moon rock", many, false},           // everyday words only
 		{"friction", "friction", map[string]bool{}, true}, // the study marks nothing
+		{"changes", "chang", map[string]bool{}, false},    // an everyday word, though the study marks nothing
+		{"moon rock", "moon rock", map[string]bool{}, true},
 	}
 	for _, tt := range tests {
 		a := &asker{lex: lexicon.Default(), marked: tt.marked}

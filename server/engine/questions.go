@@ -1254,8 +1254,14 @@ const markedSome = 5
 // rock", "blood pressure") is rarely what the sentence teaches, and often
 // one of several words that fit.
 func (a *asker) markedOrSpecific(p phrase) bool {
-	if len(a.marked) < markedSome || a.marked[p.stemKey] {
+	if a.marked[p.stemKey] {
 		return true
+	}
+	if len(a.marked) < markedSome {
+		// A study that marks few terms: any recurring keyphrase but one
+		// word of everyday English ("ruler" in Mill), which too many
+		// other words fit.
+		return strings.Contains(p.text, " ") || !isGeneralWord(a.lex, strings.ToLower(p.text))
 	}
 	words := strings.Fields(p.text)
 	if len(words) < 2 {
