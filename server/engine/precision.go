@@ -36,7 +36,9 @@ var PrecisionChecks = []PrecisionCheck{
 	{"blank splits a phrase", splitsPhrase},
 	{"choices alike", func(q studyloop.Question, _ sentenceTagger) bool { return choicesAlike(q) }},
 	{"not in English", func(q studyloop.Question, _ sentenceTagger) bool { return notEnglishSentence(q.Prompt) }},
-	{"speaks to the reader", func(q studyloop.Question, _ sentenceTagger) bool { return speaksToReader(q.Prompt) }},
+	{"speaks to the reader", func(q studyloop.Question, tags sentenceTagger) bool {
+		return speaksToReader(q.Prompt) || q.Type != studyloop.QuestionShortAnswer && imperative(q.Prompt, tags)
+	}},
 	{"answer word in prompt", func(q studyloop.Question, _ sentenceTagger) bool { return answerWordInPrompt(q, stemWord) }},
 	{"answer guessable", func(q studyloop.Question, _ sentenceTagger) bool { return guessable(q) }},
 }
@@ -942,6 +944,54 @@ var readerWords = wordSet(`i i'm i've i'll me my mine myself we we're we've we'l
 var instructionOpeners = wordSet(`explain describe compare contrast calculate compute consider suppose imagine identify discuss list
 	define determine find show prove recall remember note notice observe see look think try use let
 	predict summarize summarise outline evaluate analyze analyse state write draw sketch estimate`)
+
+// imperative reports whether a cloze's sentence tells the reader what to
+// do, a step of a procedure rather than a fact: "Place the remaining
+// electrons as _____ on the outer atoms", "If the central atom lacks an
+// octet, move lone pairs from _____ …". Its first word, or the first after
+// an opening "If" or "When" clause, is a verb in its base form.
+func imperative(prompt string, tags sentenceTagger) bool {
+	if !strings.Contains(prompt, Blank) {
+		return false
+	}
+	sentence := prompt
+	if lead, rest, ok := strings.Cut(prompt, ". "); ok && strings.Contains(rest, Blank) && !strings.Contains(lead, Blank) {
+		sentence = rest // after a lead-in sentence
+	}
+	toks := tags(strings.Replace(sentence, Blank, "things", 1))
+	if len(toks) < 2 {
+		return false
+	}
+	at := 0
+	if w := strings.ToLower(toks[0].Text); w == "if" || w == "when" || w == "once" {
+		at = -1
+		for i, t := range toks {
+			if t.Text == "," {
+				at = i + 1
+				break
+			}
+		}
+	}
+	if at < 0 || at >= len(toks) {
+		return false
+	}
+	t, word := toks[at], strings.ToLower(toks[at].Text)
+	switch {
+	case t.Tag == "VB", at > 0 && t.Tag == "VBP":
+		return true // after "If …, " a verb with no subject before it is a command
+	case at+1 < len(toks) && (t.Tag == "VBP" || t.Tag == "NNP" || t.Tag == "NN") && lexicon.Default().IsVerb(word):
+		// The tagger reads a command's verb as a present tense or a
+		// name ("Add one electron …", ", move lone pairs …"); an object
+		// right after it tells.
+		switch next := toks[at+1].Tag; next {
+		case "DT", "CD", "PRP$", "PRP":
+			return true
+		case "JJ", "NNS":
+			return at > 0 // "move lone pairs" after an "If" clause; "Mature rRNAs make up …" opening a statement
+		}
+	}
+	return false
+}
 
 // speaksToReader reports whether prompt addresses or narrates to the
 // reader, or opens with an instruction, as exercises and learning

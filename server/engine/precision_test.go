@@ -215,6 +215,13 @@ func TestPrecisionChecks(t *testing.T) {
 		{"speaks to the reader", cloze("I will now show you that _____ burns with a pale flame.", "hydrogen"), true},
 		{"speaks to the reader", cloze("Let's think about why the _____ cools.", "surface"), true},
 		{"speaks to the reader", cloze("Explain how _____ differ from reflexes.", "instincts"), true},
+		// A step of a procedure tells what to do, not what is so.
+		{"speaks to the reader", cloze("Place the remaining electrons as _____ on the outer atoms.", "lone pairs"), true},
+		{"speaks to the reader", cloze("If the central atom still lacks an octet, move lone pairs from _____ to form double bonds.", "outer atoms"), true},
+		{"speaks to the reader", cloze("Add one electron for each negative charge on an _____.", "anion"), true},
+		{"speaks to the reader", cloze("Mature rRNAs make up approximately half of each _____.", "ribosome"), false},
+		{"speaks to the reader", cloze("If the central atom lacks an octet, the atom forms a _____.", "double bond"), false},
+		{"speaks to the reader", cloze("Shield volcanoes grow from _____ that flows far before it cools.", "basalt lava"), false},
 		{"speaks to the reader", cloze("Hydrogen burns with a pale flame in _____.", "air"), false},
 
 		// Part of the answer shows in the prompt.
