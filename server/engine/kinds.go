@@ -40,7 +40,11 @@ func listQuestion(s *sentence) (studyloop.Question, bool) {
 	if strings.ContainsAny(s.text, "?\n") {
 		return studyloop.Question{}, false
 	}
-	m := listSentence.FindStringSubmatch(figureInBrackets.ReplaceAllString(s.text, ""))
+	text := s.text
+	if strings.Contains(text, "(") {
+		text = figureInBrackets.ReplaceAllString(text, "")
+	}
+	m := listSentence.FindStringSubmatch(text)
 	if m == nil {
 		return studyloop.Question{}, false
 	}
@@ -618,6 +622,13 @@ var lawSentence = regexp.MustCompile(`^((?:\p{Lu}[\p{L}-]+(?:'s|’s) |[Tt]he )(
 // law", "the law of segregation", "the product rule".
 const lawName = `((?:\p{Lu}[\p{L}-]+(?:'s|’s) |the )(?:[\p{L}-]+ ){0,3}(?:law|principle|rule|theorem|postulate)(?: of [\p{L} -]{3,40}?)?)`
 
+// namesLaw reports whether text holds a word lawName ends in, so that
+// the regular expressions need run only there.
+func namesLaw(text string) bool {
+	return strings.Contains(text, " law") || strings.Contains(text, " rule") || strings.Contains(text, " principle") ||
+		strings.Contains(text, " theorem") || strings.Contains(text, " postulate")
+}
+
 // lawStatedInside match a law stated after the sentence's opening words:
 // as an aside that states, after a colon, after "According to". The
 // groups: the law, the statement.
@@ -634,7 +645,7 @@ func lawQuestion(s *sentence) (studyloop.Question, bool) {
 	if m != nil && s.hasProblem() {
 		return studyloop.Question{}, false
 	}
-	if m == nil && strings.Contains(s.text, " ") {
+	if m == nil && namesLaw(s.text) {
 		// "The second, the law of segregation, states that …", "This led
 		// to the law of independent assortment: alleles …", "According
 		// to the product rule, …": the question shows the law's name

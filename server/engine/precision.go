@@ -200,6 +200,10 @@ func needsContext(prompt string) bool {
 	if containsAny(lower, leaningKeys) && leaningPhrase.MatchString(p) {
 		return true
 	}
+	if (strings.Contains(lower, " later") || strings.Contains(lower, " afterward")) && timeAfter.MatchString(lower) ||
+		strings.Contains(lower, "the other ") && otherOfCount.MatchString(lower) {
+		return true // "A week later Louis ordered the other two _____ …"
+	}
 	if datedPronoun.MatchString(p) {
 		return true // "In July 1790 it passed …": what passed?
 	}
@@ -287,13 +291,21 @@ var ofWhat = wordSet(`of for between in that which who whose when where`)
 // "in our example" and "we have just determined", a pointer to other
 // lessons ("for those interested") and a guess about a story's people
 // ("would probably have objected").
-var leaningPhrase = regexp.MustCompile(`(?i)\bhowever\b|\bwith other (types|kinds|forms)\b|\bthe (century|latter|former)\b|\bdespite (the|its|their) names?\b|\bin (our|this|that) example\b|\bwe have just\b|\bfor those interested\b|\bwould probably\b|\b(that|the) (same|following|next|previous) (year|day|month|decade|century)\b|\bon the other hand\b|\b(a|the) (parallel|similar|comparable|related) (story|case|process|argument|situation)\b|^how (far|much|fast|quickly|often) the\b|\b(a|an|one|two|three|four|five|six|several|a few) (hours?|days?|weeks?|months?|years?|decades?|centuries) (later|afterwards?)\b|\bthe other (two|three|four|five|six)\b`)
+var leaningPhrase = regexp.MustCompile(`(?i)\bhowever\b|\bwith other (types|kinds|forms)\b|\bthe (century|latter|former)\b|\bdespite (the|its|their) names?\b|\bin (our|this|that) example\b|\bwe have just\b|\bfor those interested\b|\bwould probably\b|\b(that|the) (same|following|next|previous) (year|day|month|decade|century)\b|\bon the other hand\b|\b(a|the) (parallel|similar|comparable|related) (story|case|process|argument|situation)\b|^how (far|much|fast|quickly|often) the\b`)
 
 // leaningKeys are strings every match of leaningPhrase holds one of: a
 // prompt with none of them needs no regular expression.
 var leaningKeys = []string{"however", "with other", "century", "the latter", "the former", "despite", "example", "we have just",
 	"for those interested", "would probably", "year", "day", "month", "decade", "other hand", "parallel", "similar",
-	"comparable", "related", "how ", "later", "afterward", "the other"}
+	"comparable", "related", "how "}
+
+// timeAfter matches a time counted from an event the sentence before
+// told: "A week later", "two years afterward".
+var timeAfter = regexp.MustCompile(`\b(a|an|one|two|three|four|five|six|several|a few) (hours?|days?|weeks?|months?|years?|decades?|centuries) (later|afterwards?)\b`)
+
+// otherOfCount matches "the other two" of a group the sentence before
+// counted.
+var otherOfCount = regexp.MustCompile(`\bthe other (two|three|four|five|six)\b`)
 
 // datedPronoun matches a sentence that opens with a date and goes on
 // with a pronoun as its subject: "In July 1790 it passed …", "By the
@@ -957,6 +969,20 @@ func imperative(prompt string, tags sentenceTagger) bool {
 	sentence := prompt
 	if lead, rest, ok := strings.Cut(prompt, ". "); ok && strings.Contains(rest, Blank) && !strings.Contains(lead, Blank) {
 		sentence = rest // after a lead-in sentence
+	}
+	// Tagging is dear: only a sentence whose command would open it, or
+	// open its main clause after an "If" clause, with a word WordNet
+	// knows as a verb, is tagged.
+	candidate, rest, _ := strings.Cut(sentence, " ")
+	if c := strings.ToLower(candidate); c == "if" || c == "when" || c == "once" {
+		_, after, ok := strings.Cut(rest, ", ")
+		if !ok {
+			return false
+		}
+		candidate = firstWord(after)
+	}
+	if !lexicon.Default().IsVerb(strings.ToLower(candidate)) {
+		return false
 	}
 	toks := tags(strings.Replace(sentence, Blank, "things", 1))
 	if len(toks) < 2 {
