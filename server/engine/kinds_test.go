@@ -645,3 +645,20 @@ func TestNamesTheStudy(t *testing.T) {
 		}
 	}
 }
+
+func TestDescribePrompt(t *testing.T) {
+	tests := []struct{ def, want string }{
+		{"a solution that resists changes in pH.", "Which term matches this description: a solution that resists changes in pH?"},
+		{"describes a trait that is expressed in the heterozygote", "Which term describes a trait that is expressed in the heterozygote?"},
+		{"refers to the passing of traits from parents to offspring", "Which term refers to the passing of traits from parents to offspring?"},
+	}
+	for _, tt := range tests {
+		got := describePrompt(tt.def)
+		if got != tt.want {
+			t.Errorf("describePrompt(%q) = %q, want %q", tt.def, got, tt.want)
+		}
+		if d := description(got); d != trimEnd(tt.def)+"?" {
+			t.Errorf("description(%q) = %q, want the definition back", got, d)
+		}
+	}
+}

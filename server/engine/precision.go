@@ -124,7 +124,7 @@ var forwardSuch = wordSet(`as that`)
 // "this" or "these" with or without a noun, or "the second", "the latter"
 // and the like; or it speaks of "the above" or "the previous" one.
 func needsContext(prompt string) bool {
-	p := dropLeadInConnective(strings.TrimPrefix(prompt, describePrefix))
+	p := dropLeadInConnective(description(prompt))
 	words := strings.Fields(strings.ToLower(strings.ReplaceAll(p, Blank, " x ")))
 	if len(words) == 0 {
 		return false
@@ -517,7 +517,7 @@ var (
 // pointsElsewhere reports whether prompt points at a figure, table,
 // exercise, example or part of the book.
 func pointsElsewhere(prompt string) bool {
-	p := strings.TrimPrefix(prompt, describePrefix)
+	p := description(prompt)
 	lower := strings.ToLower(p)
 	for _, k := range pointerKeys {
 		if strings.Contains(lower, k) {
@@ -1023,7 +1023,7 @@ func imperative(prompt string, tags sentenceTagger) bool {
 // reader, or opens with an instruction, as exercises and learning
 // objectives do.
 func speaksToReader(prompt string) bool {
-	p := strings.TrimPrefix(prompt, describePrefix)
+	p := description(prompt)
 	words := strings.FieldsFunc(strings.ToLower(p), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '’' })
 	if len(words) == 0 {
 		return false

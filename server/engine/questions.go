@@ -1080,8 +1080,33 @@ const (
 // term.
 const describePrefix = "Which term matches this description: "
 
+// describeVerbPrefix opens such a prompt when the definition starts with
+// its verb, as glossaries write adjectives and some nouns: "describes a
+// trait that is expressed in the heterozygote" asks "Which term describes
+// a trait …?".
+const describeVerbPrefix = "Which term "
+
 func describePrompt(def string) string {
-	return describePrefix + trimEnd(def) + "?"
+	def = trimEnd(def)
+	if definitionVerbs[firstWord(def)] {
+		return describeVerbPrefix + def + "?"
+	}
+	return describePrefix + def + "?"
+}
+
+// definitionVerbs open a definition that says what its term does.
+var definitionVerbs = wordSet(`describes refers denotes means names indicates`)
+
+// description is the definition a prompt of describePrompt's gives, or
+// the prompt itself.
+func description(prompt string) string {
+	if d, ok := strings.CutPrefix(prompt, describePrefix); ok {
+		return d
+	}
+	if d, ok := strings.CutPrefix(prompt, describeVerbPrefix); ok && definitionVerbs[firstWord(d)] {
+		return d
+	}
+	return prompt
 }
 
 // cellPrompt asks for the cell f: "What is the symbol of sodium?", and

@@ -444,7 +444,7 @@ func (d *dedup) add(prompt, answer string) (int, bool) {
 	if j, ok := d.exact[norm]; ok {
 		return j, true
 	}
-	set := contentStems(strings.TrimPrefix(unblanked, describePrefix)+" "+answer, d.stem)
+	set := contentStems(description(unblanked)+" "+answer, d.stem)
 	keys := bandKeys(set)
 	for _, k := range keys {
 		for _, j := range d.bands[k] {
