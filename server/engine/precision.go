@@ -377,6 +377,10 @@ func said(before, noun string) bool {
 	return false
 }
 
+// doneThatWay matches a participle done "this way" or "that way", a way
+// the sentence before told: "Profit measured this way".
+var doneThatWay = regexp.MustCompile(`\b\w+(?:ed|en) (?:this|that) way\b`)
+
 // pointsBack reports phrases that lean on an earlier sentence: an
 // opening "in that case", "for example" or "in addition", "themselves", a
 // bare "this" ("To allow for this, …"), and a closing aside in lower case
@@ -389,6 +393,9 @@ func pointsBack(p string) bool {
 	lower := strings.ToLower(p)
 	if strings.Contains(lower, "themselves") && themselves.MatchString(lower) || strings.Contains(lower, "this") && (bareThis.MatchString(lower) || strings.Contains(lower, " in this way")) {
 		return true // "… that differ in a trait in this way": which way?
+	}
+	if strings.Contains(lower, " way") && doneThatWay.MatchString(lower) {
+		return true // "Profit measured this way is called …"
 	}
 	end := strings.TrimSuffix(p, ".")
 	return strings.HasSuffix(end, ")") && closingAside.MatchString(p[max(0, len(p)-48):])

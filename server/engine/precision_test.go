@@ -66,6 +66,8 @@ func TestPrecisionChecks(t *testing.T) {
 		{"needs earlier sentence", cloze("Many cells exit after G1 and enter a resting state called the _____.", "G0 phase"), false},
 		{"needs earlier sentence", cloze("Most water in the cell is held in the _____.", "cytoplasm"), false},
 		{"needs earlier sentence", cloze("A week later the king ordered the clergy to join the _____.", "National Assembly"), true},
+		{"needs earlier sentence", cloze("Profit measured this way is called _____: revenue minus all costs.", "economic profit"), true},
+		{"needs earlier sentence", cloze("This way, profit is called _____: revenue minus all costs.", "economic profit"), false},
 		{"needs earlier sentence", cloze("The king ordered the other two _____ to join the Assembly.", "estates"), true},
 		{"needs earlier sentence", cloze("In July 1790 it passed the _____, a law making priests officials of the state.", "Civil Constitution of the Clergy"), true},
 		{"needs earlier sentence", cloze("In July 1790 the Assembly passed the _____, a law making priests officials of the state.", "Civil Constitution of the Clergy"), false},
