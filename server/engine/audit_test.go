@@ -196,6 +196,7 @@ func TestShortAnswerKeepsArticle(t *testing.T) {
 		{"The price elasticity of demand is the percentage change in the quantity demanded divided by the percentage change in price.", "What is the price elasticity of demand?"},
 		{"Cardiac output (CO) is a measurement of the amount of blood pumped by each ventricle in one minute.", "What is cardiac output?"},
 		{"Price elasticity is the ratio between the percentage change in the quantity demanded and the percentage change in price.", "What is price elasticity?"},
+		{"Interphase is the period between divisions, during which the cell grows; interphase is the longest part of the cycle.", "What is interphase?"},
 		{"The key is the difference between the nominal value and the real value of a price.", ""}, // the key to what?
 	}
 	g := mustOffline(t)

@@ -945,7 +945,8 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 	x := s.text[s.toks[from].Start:s.toks[to-1].End()]
 	// A sentence's first word is tagged as a name by its capital alone:
 	// "Bradycardia is ..." asks about "bradycardia", a noun WordNet knows.
-	if from == 0 && (s.toks[0].Tag != "NNP" && s.toks[0].Tag != "NNPS" || to == 1 && lexicon.Default().IsNoun(strings.ToLower(x)) || to > 1 && everydayWord(s.toks[0].Text) && startsLower(s.toks[1].Text)) {
+	if from == 0 && (s.toks[0].Tag != "NNP" && s.toks[0].Tag != "NNPS" || to == 1 && lexicon.Default().IsNoun(strings.ToLower(x)) || to > 1 && everydayWord(s.toks[0].Text) && startsLower(s.toks[1].Text) ||
+		to == 1 && strings.Contains(s.block.p.text, " "+lowerFirst(x))) { // "Interphase" where the paragraph writes "interphase" too
 		x = lowerFirst(x)
 	}
 	if article == "the " && relationalNouns[strings.ToLower(x)] {
