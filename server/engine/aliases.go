@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -45,9 +46,9 @@ func findAliases(source string) aliases {
 		}
 		words := strings.Fields(m[1])
 		other := strings.TrimSpace(m[2])
-		if isAcronym(other) {
+		if isAcronym(other) || mixedInitials(other) {
 			for k := 1; k <= len(words); k++ {
-				if long := strings.Join(words[len(words)-k:], " "); abbreviates(other, long) {
+				if long := strings.Join(words[len(words)-k:], " "); abbreviates(other, long) || initialism(other, long) {
 					add(long, other)
 					break
 				}
@@ -101,6 +102,36 @@ func findAliases(source string) aliases {
 		})
 	}
 	return al
+}
+
+// mixedInitials reports whether s looks like initials written in mixed
+// case, as biology writes some: "Cdk", "Cdks" (a capital, then two to
+// four letters, no digits).
+func mixedInitials(s string) bool {
+	n := utf8.RuneCountInString(s)
+	r, _ := utf8.DecodeRuneInString(s)
+	return n >= 3 && n <= 5 && unicode.IsUpper(r) && strings.IndexFunc(s, func(r rune) bool { return !unicode.IsLetter(r) }) < 0
+}
+
+// initialism reports whether every letter of short (without a plural
+// "s" where long ends in one) is the initial of one word of long, the
+// parts of hyphenated words counted apart: "Cdks" for "cyclin-dependent
+// kinases".
+func initialism(short, long string) bool {
+	words := strings.FieldsFunc(strings.ToLower(long), func(r rune) bool { return r == ' ' || r == '-' })
+	letters := []rune(strings.ToLower(short))
+	if len(letters) == len(words)+1 && letters[len(letters)-1] == 's' && strings.HasSuffix(long, "s") {
+		letters = letters[:len(letters)-1]
+	}
+	if len(letters) != len(words) || len(words) < 2 {
+		return false
+	}
+	for i, w := range words {
+		if r, _ := utf8.DecodeRuneInString(w); r != letters[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // boldOr matches two bold terms joined by "or" or ", or".

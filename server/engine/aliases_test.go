@@ -15,7 +15,8 @@ func TestFindAliases(t *testing.T) {
 		"This volume is the **end diastolic volume (EDV)** or **preload**. " +
 		"An organism has (1) unconditioned (unlearned) responses, or reflexes, and (2) learned ones. " +
 		"This is called **higher-order conditioning**, or **second-order conditioning**. " +
-		"The M checkpoint, or spindle checkpoint, delays anaphase."
+		"The M checkpoint, or spindle checkpoint, delays anaphase. " +
+		"Their partners, the cyclin-dependent kinases (Cdks), are enzymes. The cell (Cat) is not one."
 	al := findAliases(text)
 	tests := []struct {
 		name string
@@ -35,6 +36,9 @@ func TestFindAliases(t *testing.T) {
 		{"reflexes", nil}, // not "responses": the name began before the aside
 		{"higher-order conditioning", []string{"second-order conditioning"}},
 		{"checkpoint", nil}, // "spindle checkpoint" is a kind of checkpoint
+		{"cyclin-dependent kinase", []string{"Cdk"}}, // initials in mixed case, in the answer's number
+		{"Cdks", []string{"cyclin-dependent kinases"}},
+		{"Cat", nil},
 	}
 	for _, tt := range tests {
 		if got := al.of(tt.name); !slices.Equal(got, tt.want) {

@@ -372,12 +372,13 @@ func TestGlossaryEntriesThatDoNotDefine(t *testing.T) {
 func TestOtherAcceptedAnswers(t *testing.T) {
 	g := mustOffline(t)
 	text := "# Splicing\n\nIntrons are removed from the primary transcript before it leaves the nucleus of the cell. The process of removing introns and joining the exons is called **RNA splicing** in every eukaryote. **Splicing** takes place in the nucleus before export.\n\n" +
+		"# Costs\n\nAverage total cost (ATC) is total cost divided by quantity, whatever the firm makes. When the price is above **minimum ATC**, firms in the industry earn economic profits, which attract new firms.\n\n" +
 		"# Database terms\n\n- **SQL**: The language used for writing queries for a relational database. The term is an acronym for Structured Query Language.\n- **CSV**: A plain text format with one record per line and commas between the fields of a record.\n"
 	ex, err := g.Generate(context.Background(), "", text)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"RNA splicing": "splicing", "SQL": "Structured Query Language"}
+	want := map[string]string{"RNA splicing": "splicing", "SQL": "Structured Query Language", "minimum ATC": "minimum average total cost"}
 	for _, q := range ex.Questions {
 		if alt, ok := want[q.Answer]; ok && q.Type != studyloop.QuestionMultipleChoice {
 			if !slices.Contains(q.Alternatives, alt) {

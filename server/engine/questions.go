@@ -549,7 +549,7 @@ func (a *asker) otherAnswers(q studyloop.Question) []string {
 	}
 	out = append(out, a.aliases.of(q.Answer)...)
 	out = append(out, a.variants(q.Answer)...)
-	out = append(out, a.fullName(q.Answer), particleKind(q.Answer), a.markedHead(q.Answer), a.formula(q.Answer))
+	out = append(out, a.fullName(q.Answer), particleKind(q.Answer), a.markedHead(q.Answer), a.formula(q.Answer), a.spelledOut(q.Answer))
 	var kept []string
 	for _, o := range out {
 		if o != "" && !slices.Contains(kept, o) {
@@ -563,6 +563,33 @@ func (a *asker) otherAnswers(q studyloop.Question) []string {
 // with a modifier of the same root: "cardiovascular centers" and "cardiac
 // centers", in either number. Modifiers that differ at their start ("sympathetic",
 // "parasympathetic"; "conditioned", "unconditioned") name other things.
+// spelledOut is answer with its abbreviations written out as the study
+// writes them ("minimum average total cost" for "minimum ATC", where the
+// text says "Average total cost (ATC)"), or "" when it has none the study
+// spells out.
+func (a *asker) spelledOut(answer string) string {
+	words := strings.Fields(answer)
+	if len(words) < 2 || len(words) > 4 {
+		return ""
+	}
+	changed := false
+	for i, w := range words {
+		if !isAcronym(w) {
+			continue
+		}
+		for _, long := range a.aliases.of(w) {
+			if strings.Contains(long, " ") {
+				words[i], changed = strings.ToLower(long), true
+				break
+			}
+		}
+	}
+	if !changed {
+		return ""
+	}
+	return strings.Join(words, " ")
+}
+
 func (a *asker) variants(answer string) []string {
 	words := strings.Fields(strings.ToLower(answer))
 	if len(words) != 2 || utf8.RuneCountInString(words[0]) < 6 {
