@@ -35,7 +35,7 @@ func TestFindAliases(t *testing.T) {
 		{"preload", []string{"end diastolic volume"}},
 		{"reflexes", nil}, // not "responses": the name began before the aside
 		{"higher-order conditioning", []string{"second-order conditioning"}},
-		{"checkpoint", nil}, // "spindle checkpoint" is a kind of checkpoint
+		{"checkpoint", nil},                          // "spindle checkpoint" is a kind of checkpoint
 		{"cyclin-dependent kinase", []string{"Cdk"}}, // initials in mixed case, in the answer's number
 		{"Cdks", []string{"cyclin-dependent kinases"}},
 		{"Cat", nil},
