@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -660,5 +661,34 @@ func TestDescribePrompt(t *testing.T) {
 		if d := description(got); d != trimEnd(tt.def)+"?" {
 			t.Errorf("description(%q) = %q, want the definition back", got, d)
 		}
+	}
+}
+
+func TestReferenceTableQuestions(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# Settings\n\nThe server reads its settings from one file at start.\n\n| Key | Type | Default | Description |\n|---|---|---|---|\n")
+	kinds := []string{"integer", "string", "boolean"}
+	for i := range 10 {
+		def := fmt.Sprintf("%ds", 5*(i+1))
+		if i%3 == 0 {
+			def = "false"
+		}
+		fmt.Fprintf(&b, "| server.key%d | %s | %s | Limit number %d of the queue server |\n", i, kinds[i%3], def, i)
+	}
+	ex, err := mustOffline(t).Generate(context.Background(), "", b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := 0
+	for _, q := range ex.Questions {
+		if strings.Contains(q.Prompt, "server.key") {
+			cells++
+		}
+		if strings.Contains(q.Prompt, "type of") || q.Answer == "false" {
+			t.Errorf("question %q (%q) from a column of repeated words or a yes-or-no cell", q.Prompt, q.Answer)
+		}
+	}
+	if cells == 0 || cells > maxCellsPerTableAlone {
+		t.Errorf("%d questions from the table, want 1 to %d", cells, maxCellsPerTableAlone)
 	}
 }

@@ -1061,12 +1061,32 @@ func (a *asker) askableCells(u *unit) map[studyloop.Span]bool {
 	}
 	cells := map[studyloop.Span]bool{}
 	perColumn, perTable := map[int]int{}, map[int]int{}
+	rows, values := map[int]int{}, map[int]map[string]bool{}
 	for _, f := range u.facts {
-		if f.kind != factCell || prose >= tableCapProse && (perColumn[f.group] >= maxCellsPerColumn || perTable[f.table] >= maxCellsPerTable) {
+		if f.kind == factCell {
+			rows[f.group]++
+			if values[f.group] == nil {
+				values[f.group] = map[string]bool{}
+			}
+			values[f.group][strings.ToLower(trimEnd(f.def))] = true
+		}
+	}
+	colCap, tableCap := maxCellsPerColumn, maxCellsPerTable
+	if prose < tableCapProse {
+		colCap, tableCap = maxCellsPerColumnAlone, maxCellsPerTableAlone
+	}
+	for _, f := range u.facts {
+		if f.kind != factCell || perColumn[f.group] >= colCap || perTable[f.table] >= tableCap {
 			continue
 		}
 		if measuredValue(f.def) && !participleColumn(f.attr) {
 			continue // "What is the pKa of hydrofluoric acid?" 3.17: a value to look up, not to learn
+		}
+		if yesNo[strings.ToLower(trimEnd(f.def))] {
+			continue // "What is the loss possible of at-least-once?" "Yes"
+		}
+		if rows[f.group] >= 4 && 2*len(values[f.group]) <= rows[f.group] && oneWordEach(values[f.group]) {
+			continue // a column of a few repeated words ("integer", "string", "path"): a guess among them
 		}
 		perColumn[f.group]++
 		perTable[f.table]++
@@ -1096,13 +1116,30 @@ func measuredValue(cell string) bool {
 }
 
 // maxCellsPerColumn and maxCellsPerTable bound the questions one table
-// gives in a topic with tableCapProse words of prose or more; a topic
-// that is mostly its table is asked about all of it.
+// gives in a topic with tableCapProse words of prose or more.
 const (
 	maxCellsPerColumn = 2
 	maxCellsPerTable  = 4
 	tableCapProse     = 150
+	// A topic that is mostly its table is asked about more of it, not
+	// all of it: a reference table of eighteen settings is no quiz.
+	maxCellsPerColumnAlone = 6
+	maxCellsPerTableAlone  = 12
 )
+
+// oneWordEach reports whether every value of a set is one word.
+func oneWordEach(values map[string]bool) bool {
+	for v := range values {
+		if strings.Contains(v, " ") {
+			return false
+		}
+	}
+	return true
+}
+
+// yesNo are the cell values that answer a yes-or-no question, which a
+// table's "What is the … of …?" cannot ask.
+var yesNo = wordSet(`yes no true false y n ✓ ✗ ✔ ✘`)
 
 // describePrefix opens a prompt that gives a definition and asks for its
 // term.
