@@ -56,8 +56,17 @@ func findAliases(source string) aliases {
 			return
 		}
 		if strings.Contains(m[0], "(or ") || strings.Contains(m[0], "(also ") {
+			// "glia (also called glial cells or neuroglia)" gives two names,
+			// and the name before the bracket is as long as the shorter.
+			names := strings.Split(other, " or ")
 			n := len(strings.Fields(other))
-			add(strings.Join(words[max(0, len(words)-n):], " "), other)
+			for _, o := range names {
+				n = min(n, len(strings.Fields(o)))
+			}
+			name := strings.Join(words[max(0, len(words)-n):], " ")
+			for _, o := range names {
+				add(name, o)
+			}
 		}
 	})
 	for _, anchor := range []string{" also called ", " also known as ", " otherwise known as ", " sometimes called "} {

@@ -16,7 +16,8 @@ func TestFindAliases(t *testing.T) {
 		"An organism has (1) unconditioned (unlearned) responses, or reflexes, and (2) learned ones. " +
 		"This is called **higher-order conditioning**, or **second-order conditioning**. " +
 		"The M checkpoint, or spindle checkpoint, delays anaphase. " +
-		"Their partners, the cyclin-dependent kinases (Cdks), are enzymes. The cell (Cat) is not one."
+		"Their partners, the cyclin-dependent kinases (Cdks), are enzymes. The cell (Cat) is not one. " +
+		"Neurons need support from the nervous glia (also called glial cells or neuroglia)."
 	al := findAliases(text)
 	tests := []struct {
 		name string
@@ -39,6 +40,7 @@ func TestFindAliases(t *testing.T) {
 		{"cyclin-dependent kinase", []string{"Cdk"}}, // initials in mixed case, in the answer's number
 		{"Cdks", []string{"cyclin-dependent kinases"}},
 		{"Cat", nil},
+		{"glia", []string{"glial cell", "neuroglia"}}, // "glia" reads as one, so its names come in the singular
 	}
 	for _, tt := range tests {
 		if got := al.of(tt.name); !slices.Equal(got, tt.want) {

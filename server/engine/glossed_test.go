@@ -292,6 +292,7 @@ func TestClozeLeavesOutOtherName(t *testing.T) {
 		{"The relation between the stretch of the ventricle and the force of its contraction is the **Frank-Starling mechanism** or simply Starling’s law of the heart.", "Frank-Starling mechanism", "Starling’s law of the heart", true},
 		{"The amount of blood each ventricle pumps in one minute depends on the **stroke volume** or heart rate of the resting adult heart.", "stroke volume", "heart rate", false},
 		{"Historians call the social and political system of France before 1789 the **Old Regime** (*ancien régime*).", "Old Regime", "ancien régime", true},
+		{"Pressure is often measured in **millimeters of mercury** (mmHg) with a mercury barometer in the laboratory.", "millimeters of mercury", "mmHg", true},
 		{"Historians call the social and political system of France before 1789 the **Old Regime** (prerevolutionary France).", "Old Regime", "prerevolutionary France", false},
 	}
 	g := mustOffline(t)

@@ -363,6 +363,29 @@ var institutionNouns = wordSet(`act acts bill law laws treaty war party circular
 	empire exposition affair campaign constitution charter council senate commission society league association
 	committee reaction fear reign assembly oath directory consulate era depression recession administration`)
 
+// properAdjective reports whether a capitalised word keeps its capital
+// inside a sentence: a people's name ("Canadian psychologist Donald
+// Hebb", "German psychiatrist Alois Alzheimer") or a name's possessive
+// ("Alzheimer's disease").
+func properAdjective(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	if !unicode.IsUpper(r) {
+		return false
+	}
+	if base, ok := strings.CutSuffix(strings.ReplaceAll(w, "’", "'"), "'s"); ok && len(base) > 1 {
+		return true
+	}
+	return demonyms[strings.ToLower(w)]
+}
+
+// demonyms are the adjectives of peoples and places a sentence may open
+// with.
+var demonyms = wordSet(`american british english french german italian spanish portuguese dutch belgian swiss austrian
+	danish swedish norwegian finnish icelandic irish scottish welsh polish russian ukrainian czech hungarian greek roman
+	turkish canadian mexican brazilian argentine chilean cuban chinese japanese korean indian pakistani persian iranian
+	egyptian african european asian australian soviet prussian ottoman byzantine venetian athenian spartan confederate
+	southern northern`)
+
 // articles open a phrase without belonging to a name: "The British
 // Parliament" is "the British Parliament" inside a question.
 var articles = wordSet(`the a an`)
@@ -371,7 +394,7 @@ var articles = wordSet(`the a an`)
 // a sentence, unless the tagger takes it for a name or every word of it is
 // capitalised ("Thermidorian Reaction").
 func lowerFirstUnlessName(s, tag string) string {
-	if tag == "NNP" || tag == "NNPS" || headingCase(s) && !articles[strings.ToLower(firstWord(s))] {
+	if tag == "NNP" || tag == "NNPS" || headingCase(s) && !articles[strings.ToLower(firstWord(s))] || properAdjective(firstWord(s)) {
 		return s
 	}
 	return lowerFirst(s)

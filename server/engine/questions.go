@@ -590,6 +590,15 @@ func (a *asker) spelledOut(answer string) string {
 	return strings.Join(words, " ")
 }
 
+// sharedPrefix is how many leading bytes x and y share.
+func sharedPrefix(x, y string) int {
+	n := 0
+	for n < len(x) && n < len(y) && x[n] == y[n] {
+		n++
+	}
+	return n
+}
+
 func (a *asker) variants(answer string) []string {
 	words := strings.Fields(strings.ToLower(answer))
 	if len(words) != 2 || utf8.RuneCountInString(words[0]) < 6 {
@@ -599,7 +608,8 @@ func (a *asker) variants(answer string) []string {
 	var out []string
 	for _, m := range a.marks {
 		other := strings.Fields(strings.ToLower(m.text))
-		if len(other) == 2 && singular(other[1]) == singular(words[1]) && other[0] != words[0] && strings.HasPrefix(other[0], root) {
+		if len(other) == 2 && singular(other[1]) == singular(words[1]) && other[0] != words[0] && strings.HasPrefix(other[0], root) &&
+			sharedPrefix(other[0], words[0]) >= min(len(other[0]), len(words[0]))-2 { // not "neurodegenerative" and "neurodevelopmental"
 			out = append(out, other[0]+" "+words[1]) // in the answer's number: "cardiac center" for "cardiovascular center"
 		}
 	}
@@ -1981,9 +1991,14 @@ func otherNamesAfter(s *sentence, b blank) ([]string, int) {
 			names = append(names, abbr+name)
 			end += m[1]
 		}
-	} else if m := foreignNameInBrackets.FindStringSubmatchIndex(s.text[end:]); m != nil && strings.IndexFunc(group(s.text[end:], m, 1), accented) >= 0 {
-		names = append(names, group(s.text[end:], m, 1))
-		end += m[1]
+	} else if m := foreignNameInBrackets.FindStringSubmatchIndex(s.text[end:]); m != nil {
+		name := group(s.text[end:], m, 1)
+		// A name in another language ("ancien régime") or a symbol in mixed
+		// case ("mmHg", "kPa") answers as well as the blank's words.
+		if strings.IndexFunc(name, accented) >= 0 || !strings.Contains(name, " ") && strings.IndexFunc(name, unicode.IsUpper) > 0 && utf8.RuneCountInString(name) <= 8 {
+			names = append(names, name)
+			end += m[1]
+		}
 	}
 	if m := commaOtherName.FindStringSubmatchIndex(s.text[end:]); m != nil {
 		names = append(names, group(s.text[end:], m, 1))

@@ -138,7 +138,7 @@ func checkQuestion(text string, q studyloop.Question, stem stemmer, tags sentenc
 	}
 	if blanks == 1 {
 		filled := strings.Replace(prompt, Blank, answer, 1)
-		if words := normalize(filled); !containsWords(source, words) && !containsWords(shortened, words) {
+		if words := normalize(filled); !containsWords(source, words) && !containsWords(shortened, words) && !containsWords(normalize(withoutBracketAfter(written, answer)), words) {
 			return errors.New("cloze with its answer filled in is not its source sentence")
 		}
 		from := strings.Index(prompt, Blank)
@@ -197,6 +197,27 @@ func checkChoices(index promptIndex, answer string, choices []string, stem stemm
 		}
 	}
 	return nil
+}
+
+// withoutBracketAfter is text without the bracket that follows answer in
+// it, an other name a cloze leaves out ("millimeter of mercury (mmHg)"),
+// or text as it is.
+func withoutBracketAfter(text, answer string) string {
+	plain := strings.ReplaceAll(text, "**", "")
+	i := strings.Index(strings.ToLower(plain), strings.ToLower(answer))
+	if i < 0 {
+		return text
+	}
+	rest := plain[i+len(answer):]
+	trimmed := strings.TrimLeft(rest, " *")
+	if !strings.HasPrefix(trimmed, "(") {
+		return text
+	}
+	end := strings.IndexByte(trimmed, ')')
+	if end < 0 {
+		return text
+	}
+	return plain[:i+len(answer)] + trimmed[end+1:]
 }
 
 // Validate checks a whole extraction of text: well-formed topics, every
