@@ -363,6 +363,36 @@ var institutionNouns = wordSet(`act acts bill law laws treaty war party circular
 	empire exposition affair campaign constitution charter council senate commission society league association
 	committee reaction fear reign assembly oath directory consulate era depression recession administration`)
 
+// personName reports whether a bold term is a person's name: two to
+// four capitalised words, with WordNet knowing the last as a person
+// ("Jane Addams") or the appositive that says who it is opening with a
+// person's noun ("Gifford Pinchot, the first chief of …").
+func personName(term, appositive string) bool {
+	words := strings.Fields(term)
+	if len(words) < 2 || len(words) > 4 || !properName(term) {
+		return false
+	}
+	lex := lexicon.Default()
+	last := words[len(words)-1]
+	if lex.IsPerson(last) {
+		return true
+	}
+	if lex.IsNoun(last) {
+		return false // "National Assembly": an institution, however its aside opens
+	}
+	head := ""
+	for _, w := range strings.Fields(appositive)[1:] { // after "the" or "a"
+		if w == "of" || w == "who" || w == "that" || w == "which" {
+			break
+		}
+		head = strings.TrimRight(w, ",")
+		if head != w {
+			break
+		}
+	}
+	return head != "" && startsLower(head) && lex.IsPerson(head)
+}
+
 // properAdjective reports whether a capitalised word keeps its capital
 // inside a sentence: a people's name ("Canadian psychologist Donald
 // Hebb", "German psychiatrist Alois Alzheimer") or a name's possessive
@@ -791,17 +821,23 @@ func appositiveQuestion(s *sentence) (studyloop.Question, bool) {
 			}
 			break
 		}
-		if end < 0 || end-j < 4 || ordinals[s.lower[j+2]] != "" {
-			continue // "the second part of gene expression" tells where, not what
+		if end < 0 || end-j < 4 {
+			continue
 		}
 		end = listEnd(s, end)
 		term = strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(term, ""))
 		answer := s.text[s.toks[j+1].Start:s.toks[end-1].End()]
+		if ordinals[s.lower[j+2]] != "" && !personName(term, answer) {
+			continue // "the second part of gene expression" tells where, not what; "the first chief of …" says who
+		}
 		if sentenceProblem(answer) {
 			continue
 		}
 		if aboutTheWord.MatchString(answer) || madeBy.MatchString(answer) {
 			continue // "scalawags, an old word for worthless livestock", "a grid devised by … Punnett" tell where the name or the thing came from
+		}
+		if personName(term, answer) {
+			return statedQuestion("Who was "+term+"?", answer, s) // "Gifford Pinchot, the first chief of the Forest Service"
 		}
 		return statedQuestion("What is meant by "+theName(lowerFirstUnlessName(term, s.toks[i].Tag))+"?", answer, s)
 	}

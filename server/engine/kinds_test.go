@@ -48,6 +48,9 @@ func TestStatedQuestions(t *testing.T) {
 		{"another name after the subject",
 			"# Ions\n\nA positively charged ion, or **cation**, forms when an atom loses electrons in a reaction." + filler,
 			"What is another name for a positively charged ion?", "cation"},
+		{"appositive of a person",
+			"# Conservation\n\nRoosevelt relied on **Gifford Pinchot**, the first chief of the U.S. Forest Service, to manage the national forests." + filler,
+			"Who was Gifford Pinchot?", "the first chief of the U.S. Forest Service"},
 		{"list count differs from items",
 			"# Learning\n\nThere are three main types of learning: classical conditioning and operant conditioning." + filler,
 			"", ""},
@@ -652,13 +655,14 @@ func TestDescribePrompt(t *testing.T) {
 		{"a solution that resists changes in pH.", "Which term matches this description: a solution that resists changes in pH?"},
 		{"describes a trait that is expressed in the heterozygote", "Which term describes a trait that is expressed in the heterozygote?"},
 		{"refers to the passing of traits from parents to offspring", "Which term refers to the passing of traits from parents to offspring?"},
+		{"a protein that moves three Na⁺ out and two K⁺ in; also called Na⁺/K⁺-ATPase", "Which term matches this description: a protein that moves three Na⁺ out and two K⁺ in?"},
 	}
 	for _, tt := range tests {
 		got := describePrompt(tt.def)
 		if got != tt.want {
 			t.Errorf("describePrompt(%q) = %q, want %q", tt.def, got, tt.want)
 		}
-		if d := description(got); d != trimEnd(tt.def)+"?" {
+		if d, _ := strings.CutSuffix(description(got), "?"); !strings.HasPrefix(trimEnd(tt.def), d) {
 			t.Errorf("description(%q) = %q, want the definition back", got, d)
 		}
 	}
@@ -690,5 +694,19 @@ func TestReferenceTableQuestions(t *testing.T) {
 	}
 	if cells == 0 || cells > maxCellsPerTableAlone {
 		t.Errorf("%d questions from the table, want 1 to %d", cells, maxCellsPerTableAlone)
+	}
+}
+
+func TestFirstSentence(t *testing.T) {
+	tests := []struct{ def, want string }{
+		{"a civil rights group founded in 1905 by W. E. B. Du Bois. It met at Niagara Falls.", "a civil rights group founded in 1905 by W. E. B. Du Bois."},
+		{"the unit of amount of substance in chemistry. See also molar mass.", "the unit of amount of substance in chemistry."},
+		{"the rate of transferring energy", "the rate of transferring energy"},
+		{"the sum of the values divided by n. See mean.", "the sum of the values divided by n."},
+	}
+	for _, tt := range tests {
+		if got := firstSentence(tt.def); got != tt.want {
+			t.Errorf("firstSentence(%q) = %q, want %q", tt.def, got, tt.want)
+		}
 	}
 }

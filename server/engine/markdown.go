@@ -337,15 +337,23 @@ var restatingVerb = regexp.MustCompile(`^(?:in [\pL -]{2,40}? )?(?:is|are|refers
 
 // firstSentence cuts a definition to its first sentence: the rest
 // (examples, cross-references) is more than an answer should hold.
+// An initial ("W. E. B. Du Bois") ends no sentence.
 func firstSentence(def string) string {
 	for i := 0; i+2 < len(def); i++ {
 		if def[i] == '.' && def[i+1] == ' ' && i > 20 {
-			if r := def[i+2]; r >= 'A' && r <= 'Z' && !abbreviations[strings.ToLower(lastWord(def[:i]))] {
+			if r := def[i+2]; r >= 'A' && r <= 'Z' && !abbreviations[strings.ToLower(lastWord(def[:i]))] && !oneCapital(lastWord(def[:i])) {
 				return def[:i+1]
 			}
 		}
 	}
 	return def
+}
+
+// oneCapital reports whether w is one capital letter, as a person's
+// initials are before their full stops.
+func oneCapital(w string) bool {
+	r, n := utf8.DecodeRuneInString(w)
+	return n == len(w) && unicode.IsUpper(r)
 }
 
 // lastWord is the last whitespace-separated word of s.

@@ -1163,11 +1163,18 @@ const describeVerbPrefix = "Which term "
 
 func describePrompt(def string) string {
 	def = trimEnd(def)
+	if m := trailingOtherNames.FindStringIndex(def); m != nil {
+		def = def[:m[0]] // "…; also called Na⁺/K⁺-ATPase" would answer it
+	}
 	if definitionVerbs[firstWord(def)] {
 		return describeVerbPrefix + def + "?"
 	}
 	return describePrefix + def + "?"
 }
+
+// trailingOtherNames matches the other names a definition closes with:
+// "; also called Na⁺/K⁺-ATPase", ", also known as …".
+var trailingOtherNames = regexp.MustCompile(`[;,]\s*(?:also|sometimes|often|formerly)\s+(?:called|known as|named)\b.*$`)
 
 // definitionVerbs open a definition that says what its term does.
 var definitionVerbs = wordSet(`describes refers denotes means names indicates`)
