@@ -557,6 +557,7 @@ func TestCellPrompt(t *testing.T) {
 		{fact{kind: factCell, term: "Water", attr: "Formula", key: "Substance", def: "H₂O"}, "What is the formula of water?", true},
 		{fact{kind: factCell, term: "Mars", attr: "Number of moons", key: "Planet", def: "2"}, "What is the number of moons of Mars?", true},
 		{fact{kind: factCell, term: "Formic acid", attr: "Ka", key: "Acid", def: "1.8 × 10⁻⁴"}, "What is the Ka of formic acid?", true},
+		{fact{kind: factCell, term: "Location of ganglia", attr: "Sympathetic division", key: "Feature", def: "Close to the spinal cord"}, "In the sympathetic division, what is the location of ganglia?", true},
 		{fact{kind: factCell, term: "y", attr: "Y", key: "", def: "Yy"}, "What is the Y of y?", false},
 		{fact{kind: factCell, term: "Total", attr: "Year 1 cost", key: "Item", def: "$600"}, "What is the year 1 cost of Total?", false},
 	}

@@ -1199,6 +1199,11 @@ func (a *asker) cellPrompt(f fact) string {
 	if rangeKey.MatchString(f.term) && f.key != "" {
 		return "What is the " + lowerFirst(f.attr) + " when the " + lowerFirst(f.key) + " is " + f.term + "?"
 	}
+	if transposed(f) {
+		// "Feature | Sympathetic division | Parasympathetic division": the
+		// columns are the things compared, the rows their features.
+		return "In the " + lowerFirst(f.attr) + ", what is the " + lowerFirst(f.term) + "?"
+	}
 	row := a.rowName(f)
 	if participleColumn(f.attr) {
 		// "Ratified" over years: "In what year was the Thirteenth
@@ -1216,6 +1221,16 @@ func headerCase(attr string) string {
 	}
 	return lowerFirst(attr)
 }
+
+// transposed reports whether f's table compares its columns, its first
+// column naming features: "Feature", "Characteristic", "Property".
+func transposed(f fact) bool {
+	return f.kind == factCell && featureHeaders[strings.ToLower(strings.TrimSpace(f.key))]
+}
+
+// featureHeaders head the first column of a table that compares its
+// columns.
+var featureHeaders = wordSet(`feature features characteristic characteristics property properties aspect aspects attribute attributes criterion criteria comparison`)
 
 // rowName names a table's row in a question: a row named by an ordinal or
 // an adjective takes the first column's noun ("the Thirteenth
@@ -2173,8 +2188,8 @@ func (a *asker) multipleChoice(u *unit, src clozeSource, n int) []studyloop.Ques
 		answer := f.term
 		switch f.kind {
 		case factCell:
-			if !a.askableCells(u)[f.span] {
-				continue
+			if !a.askableCells(u)[f.span] || transposed(f) {
+				continue // a compared column's cells are features of different kinds: no choices among them
 			}
 			answer = trimEnd(f.def)
 			q = studyloop.Question{Prompt: a.cellPrompt(f)}
