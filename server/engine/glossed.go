@@ -139,6 +139,12 @@ func (a *asker) termChoices(q studyloop.Question) []string {
 		if n, m := utf8.RuneCountInString(c.text), utf8.RuneCountInString(q.Answer); n > 2*m+8 || m > 2*n+8 {
 			continue // of a like length, so the answer does not stand out
 		}
+		if headingCase(c.text) && !headingCase(q.Answer) && !strings.ContainsAny(c.text, "'’") || verbLed(a.lex, c.text) {
+			continue // a heading ("Measuring Blood Pressure") or a verb's phrase ("nourish neurons")
+		}
+		if gerundHeading(c.text) {
+			continue // "Applying Charles's Law", a worked example's title
+		}
 		if c.recurring && listed && !a.marks[at].recurring && a.stem(c.head) == headStem && !a.lex.IsNoun(q.Answer) && a.specificKind(c) {
 			continue // "acetic acid", a weak acid, beside the class "weak acid"
 		}
@@ -174,6 +180,14 @@ next:
 		return nil
 	}
 	return picked
+}
+
+// gerundHeading reports whether a phrase of several words opens with a
+// capitalised -ing form, as the titles of worked examples do ("Applying
+// Charles's Law", "Measuring Blood Pressure").
+func gerundHeading(phrase string) bool {
+	first := firstWord(phrase)
+	return strings.Contains(phrase, " ") && !startsLower(first) && strings.HasSuffix(first, "ing") && utf8.RuneCountInString(first) > 5
 }
 
 // specificKind reports whether WordNet lists an unmarked term of the

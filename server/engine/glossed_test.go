@@ -872,3 +872,26 @@ func TestTextAfterAFeatureBoxIsAsked(t *testing.T) {
 		t.Errorf("the text after the box is not asked: %+v", ex.Questions)
 	}
 }
+
+func TestChoiceShapes(t *testing.T) {
+	lex := lexicon.Default()
+	tests := []struct {
+		phrase          string
+		verbLed, gerund bool
+	}{
+		{"nourish neurons", true, false},
+		{"sensory neurons", false, false},
+		{"Applying Charles's Law", false, true},
+		{"Measuring Blood Pressure", false, true},
+		{"resting membrane potential", false, false}, // a term, in lower case
+		{"Boyle's law", false, false},
+	}
+	for _, tt := range tests {
+		if got := verbLed(lex, tt.phrase); got != tt.verbLed {
+			t.Errorf("verbLed(%q) = %v, want %v", tt.phrase, got, tt.verbLed)
+		}
+		if got := gerundHeading(tt.phrase); got != tt.gerund {
+			t.Errorf("gerundHeading(%q) = %v, want %v", tt.phrase, got, tt.gerund)
+		}
+	}
+}

@@ -2113,8 +2113,8 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 		if n, m := utf8.RuneCountInString(p.text), utf8.RuneCountInString(q.Answer); 2*n < m || 2*n > 3*m+4 {
 			return
 		}
-		if startsLower(q.Answer) && headingCase(p.text) {
-			return // "Calculating Elasticity", a heading, beside "income elasticity"
+		if headingCase(p.text) && !headingCase(q.Answer) || verbLed(a.lex, p.text) {
+			return // "Calculating Elasticity", a heading, beside "income elasticity"; "nourish neurons", a verb's phrase
 		}
 		text := p.text
 		if p.initial && !strings.HasPrefix(b.class, "name") && startsLower(q.Answer) {
@@ -2276,6 +2276,14 @@ func (a *asker) factDistractors(f fact) []fact {
 		out[i] = r.f
 	}
 	return out
+}
+
+// verbLed reports whether a phrase opens with a word WordNet knows only
+// as a verb: "nourish neurons" of "… take up potassium, nourish
+// neurons, and …" names no thing.
+func verbLed(lex *lexicon.Lexicon, phrase string) bool {
+	first := strings.ToLower(firstWord(phrase))
+	return strings.Contains(phrase, " ") && lex.IsVerb(first) && !lex.IsNoun(first) && lex.Senses(first) > 0 && !strings.HasSuffix(first, "ed")
 }
 
 // metaWords open a fragment that talks about a term rather than naming a
