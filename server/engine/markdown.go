@@ -150,6 +150,11 @@ func (w *walker) blockNode(n ast.Node, list int) error {
 		w.table(n)
 	case *extast.DefinitionList:
 		w.definitionList(n)
+	case *ast.Blockquote:
+		if w.featureBox(n) {
+			return nil // "> **Work It Out**", "> **Chemistry in Everyday Life**": a box beside the text
+		}
+		return w.blockChildren(n, list)
 	case *ast.FencedCodeBlock, *ast.CodeBlock, *ast.HTMLBlock, *ast.ThematicBreak:
 	case *extast.FootnoteList, *extast.Footnote:
 		// Footnotes are asides, gathered at the end of the document away
@@ -158,6 +163,23 @@ func (w *walker) blockNode(n ast.Node, list int) error {
 		return w.blockChildren(n, list)
 	}
 	return nil
+}
+
+// featureBox reports whether a block quote is a textbook's feature box:
+// its first paragraph is a label alone, in bold, that names an aside
+// ("Work It Out", "Clear It Up", "Link to Learning", "Career
+// Connection").
+func (w *walker) featureBox(q *ast.Blockquote) bool {
+	first, ok := q.FirstChild().(*ast.Paragraph)
+	if !ok {
+		return false
+	}
+	p := w.inline(first)
+	label := strings.TrimRight(strings.TrimSpace(p.text), ":.")
+	if len(p.bold) != 1 || p.bold[0].Start != 0 || wordEnd(p.text, p.bold[0].End) < len(strings.TrimRight(p.text, ":. ")) {
+		return false
+	}
+	return asideHeading.MatchString(label) && !endMatterHeading.MatchString(label)
 }
 
 // paragraph files p as a fact when it reads "term: definition" (in bold, or

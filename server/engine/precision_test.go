@@ -444,10 +444,11 @@ func TestBoxedFeaturesNotAsked(t *testing.T) {
 		"The **price elasticity of demand** measures how strongly buyers respond when a good becomes dearer.\n\n" +
 		"#### That Will Be How Much?\n\nThe streaming firm raised its monthly **subscription fee** and lost many customers within a quarter.\n\n" +
 		"#### Finding the Elasticity\n\nThe **midpoint formula** divides each change by the average of its two values.\n\n" +
-		"### Supply\n\nThe **price elasticity of supply** measures how quickly sellers respond when a good becomes dearer.\n"
+		"### Supply\n\nThe **price elasticity of supply** measures how quickly sellers respond when a good becomes dearer.\n\n" +
+		"> **Work It Out**\n>\n> A **price ceiling** is a legal maximum on the price at which a good can be sold in a market.\n"
 	ex := generate(t, mustOffline(t), text)
 	for _, q := range ex.Questions {
-		for _, boxed := range []string{"subscription fee", "midpoint formula"} {
+		for _, boxed := range []string{"subscription fee", "midpoint formula", "price ceiling"} {
 			if strings.Contains(q.Prompt+q.Answer, boxed) {
 				t.Errorf("asked from a boxed feature: %q", q.Prompt)
 			}
