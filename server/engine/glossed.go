@@ -526,7 +526,7 @@ func termCase(term, tag string) string {
 	if first := firstWord(term); (tag == "NNP" || tag == "NNPS") && !everydayWord(first) || isAcronym(first) {
 		return term
 	}
-	if headingCase(term) || properAdjective(firstWord(term)) {
+	if nameInCapitals(term) || properAdjective(firstWord(term)) {
 		return term // a name in capitals throughout ("Thermidorian Reaction", "Great Fear") or a name's possessive ("Alzheimer's disease")
 	}
 	return lowerFirst(term)

@@ -238,7 +238,14 @@ func whyQuestion(s *sentence) (studyloop.Question, bool) {
 		return studyloop.Question{}, false
 	}
 	prompt = tidyPrompt(prompt) // "Why does independent assortment occur?" without a space before the mark
-	answer := strings.TrimSpace(text[s.toks[cut].Start:s.toks[len(s.toks)-2].End()])
+	last := len(s.toks) - 2
+	for k := cut + 2; k+2 < len(s.toks); k++ {
+		if s.toks[k].Text == "," && s.lower[k+1] == "and" && (s.toks[k+2].Tag == "VBD" || s.toks[k+2].Tag == "VBZ") {
+			last = k - 1 // "…, and founded the Niagara Movement" goes on with the subject's next deed, not the reason
+			break
+		}
+	}
+	answer := strings.TrimSpace(text[s.toks[cut].Start:s.toks[last].End()])
 	return studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: prompt, Answer: answer, Source: s.span()}, true
 }
 
@@ -393,6 +400,18 @@ func personName(term, appositive string) bool {
 	return head != "" && startsLower(head) && lex.IsPerson(head)
 }
 
+// nameInCapitals reports whether every word of a phrase of two or more
+// starts with a capital letter: "Thermidorian Reaction", not "In 1905".
+func nameInCapitals(phrase string) bool {
+	words := strings.Fields(phrase)
+	for _, w := range words {
+		if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return len(words) >= 2
+}
+
 // properAdjective reports whether a capitalised word keeps its capital
 // inside a sentence: a people's name ("Canadian psychologist Donald
 // Hebb", "German psychiatrist Alois Alzheimer") or a name's possessive
@@ -424,7 +443,7 @@ var articles = wordSet(`the a an`)
 // a sentence, unless the tagger takes it for a name or every word of it is
 // capitalised ("Thermidorian Reaction").
 func lowerFirstUnlessName(s, tag string) string {
-	if tag == "NNP" || tag == "NNPS" || headingCase(s) && !articles[strings.ToLower(firstWord(s))] || properAdjective(firstWord(s)) {
+	if tag == "NNP" || tag == "NNPS" || nameInCapitals(s) && !articles[strings.ToLower(firstWord(s))] || properAdjective(firstWord(s)) {
 		return s
 	}
 	return lowerFirst(s)

@@ -116,7 +116,7 @@ func (a *analyzer) analyze(ctx context.Context, blocks []*block) error {
 func joinInitials(text string, sents []segment.Sentence) []segment.Sentence {
 	out := sents[:0:0]
 	for _, s := range sents {
-		if n := len(out); n > 0 && mayEndInInitial(out[n-1].Text) && endsInInitial.MatchString(tail(out[n-1].Text, 64)) && startsUpper(s.Text) {
+		if n := len(out); n > 0 && (mayEndInInitial(out[n-1].Text) && endsInInitial.MatchString(tail(out[n-1].Text, 64)) || endsInVersus(out[n-1].Text)) && startsUpper(s.Text) {
 			prev := &out[n-1]
 			prev.Text = text[prev.Start : s.Start+len(s.Text)]
 			continue
@@ -124,6 +124,12 @@ func joinInitials(text string, sents []segment.Sentence) []segment.Sentence {
 		out = append(out, s)
 	}
 	return out
+}
+
+// endsInVersus reports whether text ends in the "v." of a case's name:
+// "Lochner v. New York" is one name.
+func endsInVersus(text string) bool {
+	return strings.HasSuffix(text, " v.") || strings.HasSuffix(text, " vs.")
 }
 
 // endsInInitial matches text that ends in a person's initials: two of

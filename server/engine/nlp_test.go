@@ -112,6 +112,7 @@ func TestInitialsEndNoSentence(t *testing.T) {
 		{"The fluid mosaic model, proposed by S. J. Singer and Garth L. Nicolson in 1972, describes the membrane.", 1},
 		{"The model was proposed by S. Singer in 1972 for every membrane.", 1},
 		{"Impulses travel along the vagus nerve, cranial nerve X. During rest, both centers stimulate the heart.", 2},
+		{"In Lochner v. New York (1905), the Supreme Court struck down a law limiting bakers' hours. Reformers pressed on.", 2},
 	}
 	g := mustOffline(t)
 	for _, tt := range tests {

@@ -1092,6 +1092,9 @@ func (a *asker) askableCells(u *unit) map[studyloop.Span]bool {
 		if measuredValue(f.def) && !participleColumn(f.attr) {
 			continue // "What is the pKa of hydrofluoric acid?" 3.17: a value to look up, not to learn
 		}
+		if defaultColumn[strings.ToLower(strings.TrimSpace(f.attr))] {
+			continue // "What is the default of broker.id?": a setting to look up
+		}
 		if yesNo[strings.ToLower(trimEnd(f.def))] {
 			continue // "What is the loss possible of at-least-once?" "Yes"
 		}
@@ -1146,6 +1149,10 @@ func oneWordEach(values map[string]bool) bool {
 	}
 	return true
 }
+
+// defaultColumn are the headers of a reference table's columns of
+// default values.
+var defaultColumn = wordSet(`default defaults`)
 
 // yesNo are the cell values that answer a yes-or-no question, which a
 // table's "What is the … of …?" cannot ask.
