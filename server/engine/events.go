@@ -81,6 +81,10 @@ func findDatedEvent(s *sentence) (datedEvent, bool) {
 	return datedEvent{s: s, clause: clause, verb: verb, year: toks[year].Text}, true
 }
 
+// trailingParticiple matches a question that ends in a participle after
+// a comma, the year having dated that participle.
+var trailingParticiple = regexp.MustCompile(`, \w+(?:ed|en)\?$`)
+
 // yearQuestion asks "In what year …?" of a dated event: "was" or "were"
 // moves in front of the subject, and a past-tense verb becomes "did" and
 // its stem.
@@ -109,6 +113,9 @@ func yearQuestion(s *sentence) (studyloop.Question, bool) {
 			return studyloop.Question{}, false
 		}
 		prompt = "In what year did " + subject + " " + base + " " + rest + "?"
+		if trailingParticiple.MatchString(prompt) {
+			return studyloop.Question{}, false // "… with the Seventeenth Amendment, ratified?": the year was the participle's
+		}
 	}
 	return statedQuestion(prompt, e.year, s)
 }

@@ -422,7 +422,7 @@ func properAdjective(w string) bool {
 		return false
 	}
 	if base, ok := strings.CutSuffix(strings.ReplaceAll(w, "’", "'"), "'s"); ok && len(base) > 1 {
-		return true
+		return lexicon.Default().Count(base) == 0 // "Alzheimer's", not "Women's"
 	}
 	return demonyms[strings.ToLower(w)]
 }

@@ -54,6 +54,9 @@ func TestStatedQuestions(t *testing.T) {
 		{"why, without the subject's next deed",
 			"# Niagara\n\nIn 1905, reformers met on the Canadian side of the falls because hotels on the American side would not accommodate them, and founded a new movement." + filler,
 			"Why did reformers meet on the Canadian side of the falls in 1905?", "because hotels on the American side would not accommodate them"},
+		{"year of a closing participle",
+			"# Democracy\n\nThe demand for direct democracy reached the national level with the Seventeenth Amendment, ratified in 1913." + filler,
+			"", ""},
 		{"list count differs from items",
 			"# Learning\n\nThere are three main types of learning: classical conditioning and operant conditioning." + filler,
 			"", ""},
@@ -561,6 +564,8 @@ func TestCellPrompt(t *testing.T) {
 		{fact{kind: factCell, term: "Mars", attr: "Number of moons", key: "Planet", def: "2"}, "What is the number of moons of Mars?", true},
 		{fact{kind: factCell, term: "Formic acid", attr: "Ka", key: "Acid", def: "1.8 × 10⁻⁴"}, "What is the Ka of formic acid?", true},
 		{fact{kind: factCell, term: "Location of ganglia", attr: "Sympathetic division", key: "Feature", def: "Close to the spinal cord"}, "In the sympathetic division, what is the location of ganglia?", true},
+		{fact{kind: factCell, term: "Exactly 1", attr: "Category", key: "Elasticity value", def: "Unitary elastic"}, "What is the category when the elasticity value is exactly 1?", true},
+		{fact{kind: factCell, term: "Restaurant meals", attr: "Approximate elasticity", key: "Good", def: "greater than 1"}, "What is the approximate elasticity of restaurant meals?", true},
 		{fact{kind: factCell, term: "y", attr: "Y", key: "", def: "Yy"}, "What is the Y of y?", false},
 		{fact{kind: factCell, term: "Total", attr: "Year 1 cost", key: "Item", def: "$600"}, "What is the year 1 cost of Total?", false},
 	}

@@ -1204,7 +1204,7 @@ func description(prompt string) string {
 // less than 0.4?".
 func (a *asker) cellPrompt(f fact) string {
 	if rangeKey.MatchString(f.term) && f.key != "" {
-		return "What is the " + lowerFirst(f.attr) + " when the " + lowerFirst(f.key) + " is " + f.term + "?"
+		return "What is the " + lowerFirst(f.attr) + " when the " + lowerFirst(f.key) + " is " + lowerFirst(f.term) + "?"
 	}
 	if transposed(f) {
 		// "Feature | Sympathetic division | Parasympathetic division": the
@@ -1252,8 +1252,8 @@ func (a *asker) rowName(f fact) string {
 		return "the " + f.term + " " + upperFirst(key)
 	case lower != f.term && standsAlone(a.text, lower):
 		return lower // "seed shape" where the text writes it so
-	case lower != f.term && strings.Contains(lower, " ") && lowerFirst(f.term) == lower && lex.IsNoun(lower):
-		return lower // "Formic acid" in its cell, a common noun in WordNet
+	case lower != f.term && strings.Contains(lower, " ") && lowerFirst(f.term) == lower && (lex.IsNoun(lower) || lex.Senses(firstWord(lower)) > 0 && !lex.IsPerson(firstWord(f.term)) && !lex.IsPlace(firstWord(f.term))):
+		return lower // "Formic acid", "Restaurant meals" in their cells: common nouns
 	}
 	return f.term
 }
@@ -1281,7 +1281,7 @@ func participleColumn(attr string) bool {
 
 // rangeKey matches a table row named by a number or a range of values:
 // "less than 0.4", "0.4 to 1.8", "> 1.8".
-var rangeKey = regexp.MustCompile(`(?i)^(less than|more than|greater than|fewer than|at least|at most|up to|over|under|below|above|between|[<>≤≥~±]|\d)`)
+var rangeKey = regexp.MustCompile(`(?i)^(less than|more than|greater than|fewer than|at least|at most|up to|over|under|below|above|between|exactly|about|approximately|infinite|zero|[<>≤≥~±∞]|\d)`)
 
 // blank is a stretch of a sentence that a cloze question hides.
 type blank struct {
