@@ -471,6 +471,38 @@ func statedQuestions(u *unit, n int) []studyloop.Question {
 // "is" or "are".
 var namingVerbs = [][]string{{"called"}, {"termed"}, {"known", "as"}, {"referred", "to", "as"}}
 
+// copulaNaming finds "<subject> is the **term**" closing its clause: "The
+// largest part of the human brain is the **cerebrum**, which …" names the
+// cerebrum as "is called" would. It returns the verb's index and the
+// article's, or -1.
+func copulaNaming(s *sentence) (be, article int) {
+	if first := s.lower[0]; first == "any" || first == "another" || first == "other" || first == "each" {
+		return -1, -1 // "Any other reactant is the excess reactant": other than which?
+	}
+	// A subject of four words at least: "the central tool" of what?
+	for i := 4; i+3 < len(s.lower); i++ {
+		if s.lower[i] != "is" && s.lower[i] != "are" {
+			continue
+		}
+		if a := s.lower[i+1]; a != "a" && a != "an" && a != "the" {
+			return -1, -1
+		}
+		term, ok := boldAt(s, i+2)
+		if !ok {
+			return -1, -1
+		}
+		j := i + 2
+		for j < len(s.toks) && s.toks[j].Start < s.toks[i+2].Start+len(term) {
+			j++
+		}
+		if j < len(s.toks) && (s.toks[j].Text == "," || s.toks[j].Text == "." || s.toks[j].Text == "(") {
+			return i, i + 1
+		}
+		return -1, -1
+	}
+	return -1, -1
+}
+
 // namedQuestion asks for the term the author names in bold in "X is
 // called T." ("What is the complete structure … called?") or in "When
 // …, it is called T." ("What is it called when …?"). The subject must
@@ -495,7 +527,10 @@ func namedQuestion(s *sentence) (studyloop.Question, bool) {
 		}
 	}
 	if at < 0 {
-		return studyloop.Question{}, false
+		be, after = copulaNaming(s)
+		if be < 0 {
+			return studyloop.Question{}, false
+		}
 	}
 	if t := s.lower[after]; t == "a" || t == "an" || t == "the" {
 		after++
