@@ -725,3 +725,19 @@ func TestFirstSentence(t *testing.T) {
 		}
 	}
 }
+
+func TestRecallable(t *testing.T) {
+	tests := []struct {
+		f    fact
+		want bool
+	}{
+		{fact{term: "Charles's law", def: "at constant pressure, the volume of a gas is directly proportional to its absolute temperature"}, true},
+		{fact{term: "Charles's law", def: "If a heated gas is kept at constant pressure, the container must expand"}, false}, // explains, does not state
+		{fact{term: "ATP", def: "the cell's energy currency"}, false},                                                        // an acronym alone
+	}
+	for _, tt := range tests {
+		if got := recallable(tt.f); got != tt.want {
+			t.Errorf("recallable(%q: %q) = %v, want %v", tt.f.term, tt.f.def, got, tt.want)
+		}
+	}
+}

@@ -854,8 +854,14 @@ func (a *asker) shortAnswers(u *unit, n int) []studyloop.Question {
 // well ("What does “SQL” mean?"), nor a one-letter name's ("What does
 // “S” mean?" names nothing), and short enough to recall.
 func recallable(f fact) bool {
-	return !isAcronym(f.term) && utf8.RuneCountInString(strings.TrimSpace(f.term)) > 1 && len(strings.Fields(f.def)) <= maxRecalledWords && !circular(f)
+	return !isAcronym(f.term) && utf8.RuneCountInString(strings.TrimSpace(f.term)) > 1 && len(strings.Fields(f.def)) <= maxRecalledWords && !circular(f) &&
+		!explainingOpeners[strings.ToLower(firstWord(f.def))]
 }
+
+// explainingOpeners open a list item that explains its term rather than
+// saying what it is: "**Charles's law**: If a heated gas is kept at
+// constant pressure, the container must expand."
+var explainingOpeners = wordSet(`if when because since as whenever`)
 
 // cutOff reports whether a definition stops mid-phrase: no closing
 // punctuation after a word WordNet knows, but not as a noun ("… dividing
