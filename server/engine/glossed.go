@@ -139,11 +139,8 @@ func (a *asker) termChoices(q studyloop.Question) []string {
 		if n, m := utf8.RuneCountInString(c.text), utf8.RuneCountInString(q.Answer); n > 2*m+8 || m > 2*n+8 {
 			continue // of a like length, so the answer does not stand out
 		}
-		if headingCase(c.text) && !headingCase(q.Answer) && !strings.ContainsAny(c.text, "'’") || verbLed(a.lex, c.text) {
-			continue // a heading ("Measuring Blood Pressure") or a verb's phrase ("nourish neurons")
-		}
-		if gerundHeading(c.text) {
-			continue // "Applying Charles's Law", a worked example's title
+		if notAThing(a.lex, q.Answer, c.text) {
+			continue
 		}
 		if c.recurring && listed && !a.marks[at].recurring && a.stem(c.head) == headStem && !a.lex.IsNoun(q.Answer) && a.specificKind(c) {
 			continue // "acetic acid", a weak acid, beside the class "weak acid"
@@ -180,6 +177,15 @@ next:
 		return nil
 	}
 	return picked
+}
+
+// notAThing reports whether a candidate wrong choice for answer names no
+// thing of the answer's kind: a heading beside a term in lower case
+// ("Calculating Elasticity", "Measuring Blood Pressure"; a law's name in
+// capitals, "Boyle's Law", passes), a worked example's title ("Applying
+// Charles's Law") or a verb's phrase ("nourish neurons").
+func notAThing(lex *lexicon.Lexicon, answer, candidate string) bool {
+	return headingCase(candidate) && !headingCase(answer) && !strings.ContainsAny(candidate, "'’") || gerundHeading(candidate) || verbLed(lex, candidate)
 }
 
 // gerundHeading reports whether a phrase of several words opens with a

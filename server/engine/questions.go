@@ -2126,8 +2126,8 @@ func (a *asker) withDistractors(u *unit, q studyloop.Question, b blank) (studylo
 		if n, m := utf8.RuneCountInString(p.text), utf8.RuneCountInString(q.Answer); 2*n < m || 2*n > 3*m+4 {
 			return
 		}
-		if headingCase(p.text) && !headingCase(q.Answer) || verbLed(a.lex, p.text) {
-			return // "Calculating Elasticity", a heading, beside "income elasticity"; "nourish neurons", a verb's phrase
+		if notAThing(a.lex, q.Answer, p.text) {
+			return
 		}
 		text := p.text
 		if p.initial && !strings.HasPrefix(b.class, "name") && startsLower(q.Answer) {
