@@ -654,7 +654,8 @@ func TestNamesTheStudy(t *testing.T) {
 		{"_____ fell sharply after the reaction.", "Energy", true},
 		{"_____ is the ability to do work.", "Energy", false}, // says what it is
 		{"_____ comes in many forms.", "Energy", false},
-		{"The SI unit of _____ is the joule.", "work", false}, // not the title's word
+		{"By _____, was meant protection against the tyranny of the rulers.", "energy", false}, // what the text means by it
+		{"The SI unit of _____ is the joule.", "work", false},                                  // not the title's word
 		{"Kinetic energy rises with _____.", "kinetic energy", false},
 	}
 	for _, tt := range tests {

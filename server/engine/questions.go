@@ -481,6 +481,9 @@ func (a *asker) acceptAgain(q studyloop.Question) bool {
 	return true
 }
 
+// meantBy matches what follows the blank of "By _____ is meant …".
+var meantBy = regexp.MustCompile(`^,? (?:is|was|we mean|I mean)\b`)
+
 // namesTheStudy reports whether q blanks one word the study's title
 // names ("energy" in "Conservation of Energy") anywhere but as the
 // subject of a sentence in the present tense, which says what the thing
@@ -494,6 +497,9 @@ func (a *asker) namesTheStudy(q studyloop.Question) bool {
 		return false
 	}
 	before, rest, _ := strings.Cut(q.Prompt, Blank)
+	if before == "By " && meantBy.MatchString(rest) {
+		return false // "By _____, was meant protection against …": what the text means by it
+	}
 	if before != "" && before != "A " && before != "An " && before != "The " {
 		return true
 	}
