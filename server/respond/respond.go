@@ -63,6 +63,17 @@ func ServerError(logger *slog.Logger, w http.ResponseWriter, r *http.Request, er
 	http.Error(w, ServerErrorText, http.StatusInternalServerError)
 }
 
+// CutOff answers a request whose context ended before its work did (the
+// client left, or the server's read deadline passed while the body was
+// arriving): 408 with Connection: close and no body. That is no server
+// error, whatever error the interrupted work returned: a store does not
+// always report it in the context's words (SQLite says its statement was
+// interrupted).
+func CutOff(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	w.WriteHeader(http.StatusRequestTimeout)
+}
+
 // JSON writes v as a JSON body, followed by a newline, with the given
 // status. A value that cannot be encoded is a programming error; it is
 // answered as an internal error.

@@ -25,6 +25,7 @@ import (
 	"github.com/alexedwards/scs/v2"
 
 	"github.com/studyloop/studyloop/server/randtoken"
+	"github.com/studyloop/studyloop/server/respond"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -102,6 +103,12 @@ func New(store Store, opts *Options) *Manager {
 	s.Cookie.Persist = true
 	logger := o.Logger
 	s.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
+		if r.Context().Err() != nil {
+			// The session could not be saved because the request was
+			// cut off: nobody is waiting for an error page.
+			respond.CutOff(w)
+			return
+		}
 		logger.Error("session", "path", r.URL.Path, "err", err)
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 	}

@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -171,6 +172,42 @@ func TestSafeNext(t *testing.T) {
 	for _, tt := range tests {
 		if got := session.SafeNext(tt.next, "/fallback"); got != tt.want {
 			t.Errorf("SafeNext(%q) = %q, want %q", tt.next, got, tt.want)
+		}
+	}
+}
+
+// cancelKey holds, in a request's context, the function that cancels it.
+type cancelKey struct{}
+
+// TestSaveOfACutOffRequest: a session that cannot be saved because the
+// request was cut off (the client left, or the server's read deadline
+// passed) is answered 408, not reported as a server error.
+func TestSaveOfACutOffRequest(t *testing.T) {
+	db := storetest.Open(t, "sqlite")
+	m := session.New(db.Sessions(), nil)
+	handler := m.Load(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m.PutString(r.Context(), "seen", "yes")
+		if r.URL.Query().Has("cut") {
+			r.Context().Value(cancelKey{}).(context.CancelFunc)()
+		}
+		fmt.Fprint(w, "done")
+	}))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		handler.ServeHTTP(w, r.WithContext(context.WithValue(ctx, cancelKey{}, cancel)))
+	}))
+	t.Cleanup(srv.Close)
+	tests := []struct {
+		path string
+		want int
+	}{
+		{"/", http.StatusOK},
+		{"/?cut", http.StatusRequestTimeout},
+	}
+	for _, tt := range tests {
+		if status, _, _ := call(t, http.DefaultClient, "GET", srv.URL+tt.path, nil, nil); status != tt.want {
+			t.Errorf("GET %s: %d, want %d", tt.path, status, tt.want)
 		}
 	}
 }

@@ -177,16 +177,12 @@ func (a *App) accountMenu(r *http.Request) (templates.AccountMenu, error) {
 // respond.ServerErrorText.
 func (a *App) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if ctxErr := r.Context().Err(); ctxErr != nil {
-		// The request was cut off (the client left, or the server's read
-		// deadline passed while the body was arriving) and the work
-		// stopped with it: no server error, and no page for nobody. The
-		// store does not always say so in the context's words (SQLite
-		// reports an interrupted statement), so the context decides.
+		// The request was cut off and the work stopped with it: no page
+		// for nobody.
 		if !errors.Is(err, ctxErr) {
 			a.logger.Debug("request cut off", "method", r.Method, "path", r.URL.Path, "err", err)
 		}
-		w.Header().Set("Connection", "close")
-		w.WriteHeader(http.StatusRequestTimeout)
+		respond.CutOff(w)
 		return
 	}
 	status, msg := respond.StatusOf(err), studyloop.ErrorMessage(err)
