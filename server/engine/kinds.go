@@ -450,14 +450,22 @@ func lowerFirstUnlessName(s, tag string) string {
 }
 
 // statedQuestions returns the naming, law, list, relation, cause, date and person questions of u's
-// sentences, up to n.
-func statedQuestions(u *unit, n int) []studyloop.Question {
+// sentences, up to n. A study that states its matter in the present
+// tense, as a science text does, gets no date questions: its years date
+// its discoveries and examples, trivia beside the matter (the year Dalton
+// observed partial pressures), where a history's years are its matter.
+func (a *asker) statedQuestions(u *unit, n int) []studyloop.Question {
+	asks := []func(*sentence) (studyloop.Question, bool){namedQuestion, namedAside, appositiveQuestion, lawQuestion, proportionQuestion, listQuestion, relationQuestion, effectQuestion, whyQuestion}
+	if !a.presentTense {
+		asks = append(asks, yearQuestion)
+	}
+	asks = append(asks, whoQuestion)
 	var out []studyloop.Question
 	for _, s := range u.sentences() {
 		if len(out) >= n {
 			break
 		}
-		for _, ask := range []func(*sentence) (studyloop.Question, bool){namedQuestion, namedAside, appositiveQuestion, lawQuestion, proportionQuestion, listQuestion, relationQuestion, effectQuestion, whyQuestion, yearQuestion, whoQuestion} {
+		for _, ask := range asks {
 			if q, ok := ask(s); ok {
 				out = append(out, q)
 				break

@@ -330,7 +330,7 @@ func (a *asker) ask(ctx context.Context, u *unit) error {
 		a.boldQuestions(u, n),
 		a.markClozes(u, leaningSentences),
 		a.shortAnswers(u, n),
-		statedQuestions(u, n),
+		a.statedQuestions(u, n),
 		eventOrder(u),
 		a.multipleChoice(u, src, n),
 		a.termDefinitions(u, n),
