@@ -169,6 +169,35 @@ func eventOrder(u *unit) []studyloop.Question {
 // at a glance.
 const maxEventWords = 16
 
+// vagueDeed reports a deed that does not tell one person's act from
+// another's: denied ("did not oppose big business"), a share of something
+// ("shared many of Adams's views"), or done to a thing named by a bare
+// "the" and one noun, which only the sentence before identifies ("took
+// the suit as a personal insult", "before the fighting stopped").
+func vagueDeed(deed []token.Token) bool {
+	for i, t := range deed {
+		switch w := strings.ToLower(t.Text); {
+		case w == "not" || w == "never" || w == "n't":
+			return true
+		case (w == "many" || w == "some" || w == "most" || w == "much") && i+1 < len(deed) && deed[i+1].Text == "of":
+			return true
+		case w == "the" && i+1 < len(deed) && isCommonNoun(deed[i+1].Tag):
+			if i+2 == len(deed) {
+				return true
+			}
+			next := deed[i+2]
+			if !isCommonNoun(next.Tag) && next.Tag != "NNP" && next.Tag != "POS" && next.Text != "of" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isCommonNoun reports a common noun's tag, or a gerund's ("the
+// fighting").
+func isCommonNoun(tag string) bool { return tag == "NN" || tag == "NNS" || tag == "VBG" }
+
 // personTitles may open a person's name.
 var personTitles = wordSet(`king queen president general sir lord lady emperor empress pope saint st. dr. dr professor prince princess duke senator governor admiral captain`)
 
@@ -195,6 +224,9 @@ func whoQuestion(s *sentence) (studyloop.Question, bool) {
 	}
 	rest := firstClause(toks[n:])
 	if len(rest) < 4 || len(rest) > 30 {
+		return studyloop.Question{}, false
+	}
+	if vagueDeed(rest) {
 		return studyloop.Question{}, false
 	}
 	surname := toks[n-1].Text

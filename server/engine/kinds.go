@@ -381,6 +381,9 @@ func personName(term, appositive string) bool {
 	}
 	lex := lexicon.Default()
 	last := words[len(words)-1]
+	if institutionNouns[strings.ToLower(last)] {
+		return false // "Northern Securities Company", whatever sense WordNet gives "company"
+	}
 	if lex.IsPerson(last) {
 		return true
 	}

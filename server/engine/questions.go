@@ -991,6 +991,9 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 	if yTo-yFrom < 2 {
 		return studyloop.Question{}, false
 	}
+	if verb == "are" && s.lower[yFrom] == "the" && singularHead(s.toks[yFrom+1:yTo]) {
+		return studyloop.Question{}, false // "Partitions are the unit of parallelism": many things as one thing state a role, not a kind
+	}
 	x := s.text[s.toks[from].Start:s.toks[to-1].End()]
 	// A sentence's first word is tagged as a name by its capital alone:
 	// "Bradycardia is ..." asks about "bradycardia", a noun WordNet knows.
@@ -1027,6 +1030,19 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 		Type: studyloop.QuestionShortAnswer, Prompt: "What " + be + " " + x + "?",
 		Answer: answer, Source: s.span(),
 	}, true
+}
+
+// singularHead reports whether the noun phrase that toks open ends in a
+// singular noun: "unit" of "unit of parallelism", not "bonds that form".
+func singularHead(toks []token.Token) bool {
+	head := ""
+	for _, t := range toks {
+		if !strings.HasPrefix(t.Tag, "NN") && !strings.HasPrefix(t.Tag, "JJ") {
+			break
+		}
+		head = t.Tag
+	}
+	return head == "NN"
 }
 
 // everydayWord reports whether a capitalised word is an English word
