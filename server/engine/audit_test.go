@@ -198,7 +198,7 @@ func TestShortAnswerKeepsArticle(t *testing.T) {
 		{"Price elasticity is the ratio between the percentage change in the quantity demanded and the percentage change in price.", "What is price elasticity?"},
 		{"Interphase is the period between divisions, during which the cell grows; interphase is the longest part of the cycle.", "What is interphase?"},
 		{"The key is the difference between the nominal value and the real value of a price.", ""}, // the key to what?
-		{"Partitions are the unit of parallelism in every cluster the broker runs.", ""}, // a role, not a kind
+		{"Partitions are the unit of parallelism in every cluster the broker runs.", ""},           // a role, not a kind
 	}
 	g := mustOffline(t)
 	for _, tt := range tests {
