@@ -204,8 +204,8 @@ func needsContext(prompt string) bool {
 		strings.Contains(lower, "the other ") && otherOfCount.MatchString(lower) {
 		return true // "A week later Louis ordered the other two _____ …"
 	}
-	if datedPronoun.MatchString(p) {
-		return true // "In July 1790 it passed …": what passed?
+	if datedPronoun.MatchString(p) || adverbPronoun.MatchString(p) {
+		return true // "In July 1790 it passed …": what passed? "By default it connects to …": what does?
 	}
 	if containsAny(lower, comparativeKeys) && comparativeWithoutThan.MatchString(lower) && !strings.Contains(lower, " than ") {
 		return true // "proposed a broader view": broader than what?
@@ -312,6 +312,11 @@ var otherOfCount = regexp.MustCompile(`\bthe other (two|three|four|five|six)\b`)
 // spring of 1793 they controlled …". What the pronoun stands for was
 // named before.
 var datedPronoun = regexp.MustCompile(`^(?:In|On|By|During|After|Before|Around|Until|From|Later in) (?:(?:early|late|mid|the|spring|summer|fall|autumn|winter|of|January|February|March|April|May|June|July|August|September|October|November|December|\d{1,4}s?),? ){1,4}(?:it|they|he|she) `)
+
+// adverbPronoun matches a sentence that opens with an adverb or a
+// phrase of manner or time and goes on with a pronoun as its subject:
+// "By default it connects to …", "Otherwise they wait …".
+var adverbPronoun = regexp.MustCompile(`^(?:By default|By then|Otherwise|Instead|Then|Now|Here|Later|Afterwards?|Meanwhile|Again|Still|Eventually|Finally|Usually|Often|Sometimes|Normally|Typically|Also|If not|If so),? (?:it|they|he|she) `)
 
 // comparativeWithoutThan matches a view, a definition or a model called
 // broader or simpler than another that the sentence does not name:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,6 +72,8 @@ func TestPrecisionChecks(t *testing.T) {
 		{"needs earlier sentence", cloze("The king ordered the other two _____ to join the Assembly.", "estates"), true},
 		{"needs earlier sentence", cloze("In July 1790 it passed the _____, a law making priests officials of the state.", "Civil Constitution of the Clergy"), true},
 		{"needs earlier sentence", cloze("In July 1790 the Assembly passed the _____, a law making priests officials of the state.", "Civil Constitution of the Clergy"), false},
+		{"needs earlier sentence", cloze("By default it connects to _____; use --broker to connect elsewhere.", "localhost:7400"), true},
+		{"needs earlier sentence", cloze("By default the client connects to _____; use --broker to connect elsewhere.", "localhost:7400"), false},
 		{"needs earlier sentence", shortAnswer("In what year did Brønsted and Lowry propose a broader view?", "1923"), true},
 		{"needs earlier sentence", shortAnswer("In what year did Brønsted and Lowry propose a broader view than Arrhenius's?", "1923"), false},
 		// Half a name.
@@ -517,5 +520,37 @@ func TestMarkedOrSpecific(t *testing.T) {
 		if got := a.markedOrSpecific(phrase{text: tt.phrase, stemKey: tt.stemKey}); got != tt.want {
 			t.Errorf("markedOrSpecific(%q) = %v, want %v", tt.phrase, got, tt.want)
 		}
+	}
+}
+
+// TestClassNames: a phrase that ends two bold terms or more names their
+// class, and is no wrong choice beside one of them.
+func TestClassNames(t *testing.T) {
+	tests := []struct {
+		marks []string
+		want  []string // class names among "gas law", "law", "blood pressure", "Boyle's law"
+	}{
+		{[]string{"ideal gas law", "combined gas law", "Boyle's law"}, []string{"gas law"}},
+		{[]string{"ideal gas laws", "combined gas law"}, []string{"gas law"}},
+		{[]string{"blood pressure", "high blood pressure", "Boyle's law"}, nil},
+		{[]string{"ideal gas law"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.marks, ", "), func(t *testing.T) {
+			var marks []markedTerm
+			for _, m := range tt.marks {
+				marks = append(marks, markedTerm{text: m, key: stemKey(m, stemWord)})
+			}
+			names := classNames(marks, stemWord)
+			var got []string
+			for _, p := range []string{"gas law", "law", "blood pressure", "Boyle's law"} {
+				if names[stemKey(p, stemWord)] {
+					got = append(got, p)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("class names %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -132,6 +132,11 @@ type asker struct {
 	fullNames map[string]string
 	// boldWord holds the study's one-word bold terms, lower-cased.
 	boldWord map[string]bool
+	// classNames are the stem keys of phrases of two words or more that
+	// end two of the study's bold terms or more: "gas law" of "ideal gas
+	// law" and "combined gas law" names the class, and is no wrong choice
+	// beside one of its members.
+	classNames map[string]bool
 	// markAt finds a term of marks by its stem key.
 	markAt map[string]int
 	stem   stemmer
@@ -280,6 +285,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 			a.boldWord[strings.ToLower(m.text)] = true
 		}
 	}
+	a.classNames = classNames(a.marks, stem)
 	a.addRecurringTerms(units)
 	a.findLists(units)
 	var all []phrase
@@ -801,6 +807,9 @@ func (a *asker) distractorTerm(p phrase) bool {
 	if genericModifiers[strings.ToLower(firstWord(p.text))] {
 		return false // "slight stimulation" is filler beside "sympathetic stimulation"
 	}
+	if a.classNames[p.stemKey] {
+		return false
+	}
 	if a.marked[p.stemKey] {
 		return true
 	}
@@ -808,6 +817,25 @@ func (a *asker) distractorTerm(p phrase) bool {
 		return false // a chapter's phrase said once ("vagal stimulation") may be another name of the answer
 	}
 	return !a.generic(p)
+}
+
+// classNames returns the stem keys of the phrases of two words or more
+// that end two or more of marks.
+func classNames(marks []markedTerm, stem func(string) string) map[string]bool {
+	ending := map[string]int{}
+	for _, m := range marks {
+		words := strings.Fields(m.text)
+		for i := 1; i+2 <= len(words); i++ {
+			ending[stemKey(strings.Join(words[i:], " "), stem)]++
+		}
+	}
+	names := map[string]bool{}
+	for key, n := range ending {
+		if n >= 2 {
+			names[key] = true
+		}
+	}
+	return names
 }
 
 // generic is genericPhrase for a keyphrase of the study, worked out once
