@@ -587,6 +587,7 @@ func TestCellPrompt(t *testing.T) {
 		{fact{kind: factCell, term: "Location of ganglia", attr: "Sympathetic division", key: "Feature", def: "Close to the spinal cord"}, "In the sympathetic division, what is the location of ganglia?", true},
 		{fact{kind: factCell, term: "Exactly 1", attr: "Category", key: "Elasticity value", def: "Unitary elastic"}, "What is the category when the elasticity value is exactly 1?", true},
 		{fact{kind: factCell, term: "Restaurant meals", attr: "Approximate elasticity", key: "Good", def: "greater than 1"}, "What is the approximate elasticity of restaurant meals?", true},
+		{fact{kind: factCell, term: "exactly-once", attr: "Typical use", key: "Guarantee", def: "Payments and other effects that must not repeat"}, "What is the typical use of exactly-once?", true},
 		{fact{kind: factCell, term: "y", attr: "Y", key: "", def: "Yy"}, "What is the Y of y?", false},
 		{fact{kind: factCell, term: "Total", attr: "Year 1 cost", key: "Item", def: "$600"}, "What is the year 1 cost of Total?", false},
 	}
@@ -725,6 +726,25 @@ func TestReferenceTableQuestions(t *testing.T) {
 	}
 	if cells == 0 || cells > maxCellsPerTableAlone {
 		t.Errorf("%d questions from the table, want 1 to %d", cells, maxCellsPerTableAlone)
+	}
+}
+
+// TestCellsOfValuesNotAsked: a table's cell that gives a number roughly
+// ("about 0.2") and a row named by a constant's value ("8.314") are data
+// to look up, not matter to learn.
+func TestCellsOfValuesNotAsked(t *testing.T) {
+	text := "# Elasticity\n\nEconomists estimate how strongly buyers react to prices for many goods, and the estimates differ widely between goods.\n\n" +
+		"| Good | Approximate elasticity | Kind of good |\n|---|---|---|\n| Restaurant meals | greater than 1 | luxury |\n| Physician visits | about 0.2 | necessity |\n| Gasoline | about 0.3 | necessity with few substitutes |\n\n" +
+		"# The gas constant\n\nThe gas constant R appears in the ideal gas law, and its value depends on the units chosen for pressure and volume.\n\n" +
+		"| Value of R | Units | Typical use |\n|---|---|---|\n| 8.314 | J/(mol·K) | SI units and energy calculations |\n| 0.08206 | L·atm/(mol·K) | gas volumes in liters and pressures in atmospheres |\n"
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range ex.Questions {
+		if strings.Contains(q.Prompt, "approximate elasticity") || strings.Contains(q.Prompt, "value of R is") {
+			t.Errorf("question %q (%q) from a value to look up", q.Prompt, q.Answer)
+		}
 	}
 }
 

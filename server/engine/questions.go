@@ -1145,8 +1145,11 @@ func (a *asker) askableCells(u *unit) map[studyloop.Span]bool {
 		if f.kind != factCell || perColumn[f.group] >= colCap || perTable[f.table] >= tableCap {
 			continue
 		}
-		if measuredValue(f.def) && !participleColumn(f.attr) {
-			continue // "What is the pKa of hydrofluoric acid?" 3.17: a value to look up, not to learn
+		if (measuredValue(f.def) || approximateValue.MatchString(strings.TrimSpace(f.def))) && !participleColumn(f.attr) {
+			continue // "What is the pKa of hydrofluoric acid?" 3.17, "approximate elasticity" "about 0.2": a value to look up, not to learn
+		}
+		if measuredValue(f.term) && !strings.Contains(strings.TrimSpace(f.term), " ") {
+			continue // "What is the typical use when the value of R is 8.314?": a row named by a constant's value is data
 		}
 		if defaultColumn[strings.ToLower(strings.TrimSpace(f.attr))] {
 			continue // "What is the default of broker.id?": a setting to look up
@@ -1337,7 +1340,11 @@ func participleColumn(attr string) bool {
 
 // rangeKey matches a table row named by a number or a range of values:
 // "less than 0.4", "0.4 to 1.8", "> 1.8".
-var rangeKey = regexp.MustCompile(`(?i)^(less than|more than|greater than|fewer than|at least|at most|up to|over|under|below|above|between|exactly|about|approximately|infinite|zero|[<>≤≥~±∞]|\d)`)
+var rangeKey = regexp.MustCompile(`(?i)^(?:(?:less than|more than|greater than|fewer than|at least|at most|up to|over|under|below|above|between|exactly|about|approximately|infinite|zero)(?:[^-\pL]|$)|[<>≤≥~±∞]|\d)`)
+
+// approximateValue matches a table's cell that gives a number roughly or
+// as a bound: "about 0.2", "greater than 1".
+var approximateValue = regexp.MustCompile(`(?i)^(?:less than|more than|greater than|fewer than|about|approximately|around|roughly|nearly|over|under) [−-]?\d[\d.,]*$`)
 
 // blank is a stretch of a sentence that a cloze question hides.
 type blank struct {
