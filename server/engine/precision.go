@@ -705,7 +705,7 @@ var differentia = wordSet(`that which who whose whom where when of in on for wit
 
 // nonGenus open answers that name no kind of thing: "the same", "the most
 // important", "one of the reasons".
-var nonGenus = regexp.MustCompile(`(?i)^(the|a|an) (same|case|most|only|first|key|main|best|result|reason|way|one|idea|fact|point|problem|question|answer|thing|part|basis|subject|topic|focus|goal|aim|purpose|opposite|reverse|lot|little|few|bit|number|good|great|very|whole|rest|end|start|beginning)\b|^one (of|and)\b`)
+var nonGenus = regexp.MustCompile(`(?i)^(the|a|an) (same|case|most|only|first|key|main|best|result|reason|way|one|idea|fact|point|problem|question|answer|thing|part|basis|subject|topic|focus|goal|aim|purpose|opposite|reverse|lot|little|few|bit|good|great|very|whole|rest|end|start|beginning)\b|^(a|an) number\b|^one (of|and)\b`)
 
 // secondClause matches an answer that goes on to state something else
 // ("the sugary flavor and the conditioned response is ..."): an example,

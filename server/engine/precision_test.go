@@ -193,6 +193,8 @@ func TestPrecisionChecks(t *testing.T) {
 		{"not a definition", shortAnswer("What is inflation?", "the main reason prices change"), true},
 		{"not a definition", shortAnswer("What is the result?", "one of the reasons"), true},
 		{"not a definition", shortAnswer("What is a ribosome?", "a molecular machine that builds proteins"), false},
+		{"not a definition", shortAnswer("What is the velocity of money?", "the number of times the average dollar is spent in a year"), false},
+		{"not a definition", shortAnswer("What is a recession?", "a number of reasons"), true},
 		{"not a definition", shortAnswer("What is osmosis?", "a movement of water across a membrane"), false},
 		{"not a definition", shortAnswer("What is GDP?", "total market value of final goods"), false},
 		{"not a definition", shortAnswer("What is the conditioned stimulus?", "the sugary flavor and the conditioned response is nausea"), true},

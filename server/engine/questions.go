@@ -1032,12 +1032,21 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 	if article == "the " && relationalNouns[strings.ToLower(x)] {
 		return studyloop.Question{}, false // "What is the key?": the key to what?
 	}
+	if placeholderNouns[strings.ToLower(s.toks[to-1].Text)] {
+		return studyloop.Question{}, false // "An extreme case is a liquidity trap": the case names nothing, the answer does
+	}
 	// Keep the source's article: "What is a covalent bond?", not "What
 	// is covalent bond?".
 	x = article + x
 	be := "is"
 	if verb == "are" || verb == "refer" {
 		be = "are"
+	}
+	for k := yFrom + 2; k < yTo; k++ {
+		if s.toks[k].Text == ";" {
+			yTo = k // "… between actual GDP and potential GDP; it is negative in a recession": the definition ends at the semicolon
+			break
+		}
 	}
 	answer := strings.TrimSpace(bracketed.ReplaceAllString(citation.ReplaceAllString(s.text[s.toks[yFrom].Start:s.toks[yTo-1].End()], ""), ""))
 	if kind, _, ok := strings.Cut(answer, ", which "); ok && len(strings.Fields(kind)) >= 5 {
@@ -1059,6 +1068,10 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 		Answer: answer, Source: s.span(),
 	}, true
 }
+
+// placeholderNouns head a subject that names no thing of its own: "An
+// extreme case is …", "One example is …".
+var placeholderNouns = wordSet(`case cases example examples instance instances thing things situation situations way ways option options possibility possibilities alternative alternatives`)
 
 // singularHead reports whether the noun phrase that toks open ends in a
 // singular noun: "unit" of "unit of parallelism", not "bonds that form".
