@@ -777,6 +777,9 @@ func (a *asker) markCloze(s *sentence, b blank, i int, leans bool) (studyloop.Qu
 	if !prev.tagged || len(prev.toks) > 40 || !endsSentence(prev.text) || strings.ContainsAny(prev.text, "?\n") || prev.hasProblem() || a.used[prev.span()] {
 		return studyloop.Question{}, false
 	}
+	if len(prev.toks) <= 6 && !holdsVerb(prev, 0, len(prev.text)) {
+		return studyloop.Question{}, false // "**Changes in velocity.** The velocity of money is …": a label, no lead-in
+	}
 	for _, pb := range a.unaskedBlanks(prev) {
 		if _, ok := a.markCloze(prev, pb, i-1, false); ok {
 			return studyloop.Question{}, false // the sentence before asks a bold term of its own

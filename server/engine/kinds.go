@@ -668,7 +668,7 @@ func namedAside(s *sentence) (studyloop.Question, bool) {
 // diastolic volume").
 func namingQuestion(prompt, term string, s *sentence) (studyloop.Question, bool) {
 	q, ok := statedQuestion(prompt, term, s)
-	if ok && answerWordInPrompt(studyloop.Question{Type: studyloop.QuestionCloze, Prompt: q.Prompt, Answer: term}, stemWord) {
+	if ok && answerWordInPrompt(studyloop.Question{Type: studyloop.QuestionCloze, Prompt: q.Prompt, Answer: term}, stemWord, tagSentence) {
 		return studyloop.Question{}, false
 	}
 	return q, ok

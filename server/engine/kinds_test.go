@@ -587,6 +587,9 @@ func TestCellPrompt(t *testing.T) {
 		{fact{kind: factCell, term: "Location of ganglia", attr: "Sympathetic division", key: "Feature", def: "Close to the spinal cord"}, "In the sympathetic division, what is the location of ganglia?", true},
 		{fact{kind: factCell, term: "Exactly 1", attr: "Category", key: "Elasticity value", def: "Unitary elastic"}, "What is the category when the elasticity value is exactly 1?", true},
 		{fact{kind: factCell, term: "Restaurant meals", attr: "Approximate elasticity", key: "Good", def: "greater than 1"}, "What is the approximate elasticity of restaurant meals?", true},
+		{fact{kind: factCell, term: "Source of displayed peptides", attr: "MHC class II", key: "Feature", def: "Material taken in from outside the cell"}, "In the MHC class II, what is the source of displayed peptides?", true},
+		{fact{kind: factCell, term: "Cells that display antigen", attr: "MHC class II", key: "Feature", def: "Antigen-presenting cells"}, "In the MHC class II, what are the cells that display antigen?", true},
+		{fact{kind: factCell, term: "deps", attr: "Description", key: "Attribute", def: "Targets this target depends on."}, "What is the description of deps?", true},
 		{fact{kind: factCell, term: "exactly-once", attr: "Typical use", key: "Guarantee", def: "Payments and other effects that must not repeat"}, "What is the typical use of exactly-once?", true},
 		{fact{kind: factCell, term: "y", attr: "Y", key: "", def: "Yy"}, "What is the Y of y?", false},
 		{fact{kind: factCell, term: "Total", attr: "Year 1 cost", key: "Item", def: "$600"}, "What is the year 1 cost of Total?", false},
@@ -745,6 +748,34 @@ func TestCellsOfValuesNotAsked(t *testing.T) {
 		if strings.Contains(q.Prompt, "approximate elasticity") || strings.Contains(q.Prompt, "value of R is") {
 			t.Errorf("question %q (%q) from a value to look up", q.Prompt, q.Answer)
 		}
+	}
+}
+
+// TestTablesNotAsked: a table set beside itself ("Year | Rate | Year |
+// Rate"), percentages, a reference table's data types and a feature whose
+// name points at its column ("Cells that display it") give no question;
+// the same tables' other cells do.
+func TestTablesNotAsked(t *testing.T) {
+	text := "# Immunity\n\nThe immune system defends the body against pathogens with many kinds of cells, and each kind of cell has a task of its own in that defense.\n\n" +
+		"| Year | Unemployment rate | Year | Unemployment rate |\n|---|---|---|---|\n| 1929 | 3.2% | 1936 | 16.9% |\n| 1930 | 8.7% | 1937 | 14.3% |\n| 1931 | 15.9% | 1938 | 19.0% |\n\n" +
+		"| Class | Share of serum antibody | Main function |\n|---|---|---|\n| IgM | About 5–10% | First antibody secreted in a primary response |\n| IgG | About 75–80% | Crosses the placenta to protect the fetus |\n| IgA | 10–15% | Guards mucous membranes |\n\n" +
+		"| Feature | MHC class I | MHC class II |\n|---|---|---|\n| Cells that display it | Nearly all nucleated cells | Antigen-presenting cells |\n| Source of displayed peptides | Proteins made inside the cell | Material taken in from outside the cell |\n\n" +
+		"# Targets\n\nEvery target of the build tool accepts a few common attributes, which the build file sets beside the rule's own attributes.\n\n" +
+		"| Attribute | Type | Description |\n|---|---|---|\n| `name` | string | Name of the target, unique within the package. |\n| `deps` | list of labels | Targets this target depends on. |\n| `testonly` | bool | Only test targets may depend on this one. |\n"
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	for _, q := range ex.Questions {
+		asked = append(asked, q.Prompt+" "+q.Answer)
+		if strings.Contains(q.Answer, "%") || strings.Contains(q.Prompt, "when the year") || strings.Contains(q.Prompt, "display it") ||
+			q.Answer == "string" || q.Answer == "list of labels" || strings.Contains(q.Prompt, "In the type") || strings.Contains(q.Prompt, "In the description") {
+			t.Errorf("question %q (%q)", q.Prompt, q.Answer)
+		}
+	}
+	if all := strings.Join(asked, "\n"); !strings.Contains(all, "main function") || !strings.Contains(all, "source of displayed peptides") {
+		t.Errorf("the tables' other cells are not asked:\n%s", all)
 	}
 }
 

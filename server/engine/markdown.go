@@ -55,6 +55,9 @@ type fact struct {
 	attr  string // factCell: the column header
 	key   string // factCell: the header of the rows' first column
 	table int    // factCell: an id the cells of one table share
+	// named reports a factCell whose row is named in code ("`deps`"), a
+	// row of a reference table.
+	named bool
 	span  studyloop.Span
 	group int // facts of one list, definition list or table column share a group
 }
@@ -403,8 +406,8 @@ func (w *walker) table(t *extast.Table) {
 		}
 		rows = append(rows, cells)
 	}
-	if len(headers) < 2 {
-		return
+	if len(headers) < 2 || repeatsHeader(headers) {
+		return // "Year | Rate | Year | Rate": one table set beside itself, whose cells no header names alone
 	}
 	base := w.groups
 	w.groups += len(headers)
@@ -416,6 +419,7 @@ func (w *walker) table(t *extast.Table) {
 		if term == "" {
 			continue
 		}
+		code := len(cells[0].code) > 0 && cells[0].code[0].Start <= len(cells[0].text)-len(strings.TrimLeft(cells[0].text, " "))
 		for j := 1; j < len(cells) && j < len(headers); j++ {
 			def := strings.TrimSpace(cells[j].text)
 			if def == "" || headers[j] == "" {
@@ -423,10 +427,24 @@ func (w *walker) table(t *extast.Table) {
 			}
 			span := studyloop.Span{Start: cells[0].span().Start, End: cells[j].span().End}
 			w.current.facts = append(w.current.facts, fact{
-				kind: factCell, term: term, def: def, attr: headers[j], key: headers[0], span: span, group: base + j, table: base + 1,
+				kind: factCell, term: term, def: def, attr: headers[j], key: headers[0], span: span, group: base + j, table: base + 1, named: code,
 			})
 		}
 	}
+}
+
+// repeatsHeader reports whether a table's header names two columns
+// alike.
+func repeatsHeader(headers []string) bool {
+	seen := map[string]bool{}
+	for _, h := range headers {
+		h = strings.ToLower(h)
+		if h != "" && seen[h] {
+			return true
+		}
+		seen[h] = true
+	}
+	return false
 }
 
 func (w *walker) definitionList(dl *extast.DefinitionList) {

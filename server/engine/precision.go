@@ -39,7 +39,7 @@ var PrecisionChecks = []PrecisionCheck{
 	{"speaks to the reader", func(q studyloop.Question, tags sentenceTagger) bool {
 		return speaksToReader(q.Prompt) || q.Type != studyloop.QuestionShortAnswer && imperative(q.Prompt, tags)
 	}},
-	{"answer word in prompt", func(q studyloop.Question, _ sentenceTagger) bool { return answerWordInPrompt(q, stemWord) }},
+	{"answer word in prompt", func(q studyloop.Question, tags sentenceTagger) bool { return answerWordInPrompt(q, stemWord, tags) }},
 	{"answer guessable", func(q studyloop.Question, _ sentenceTagger) bool { return guessable(q) }},
 }
 
@@ -1055,7 +1055,7 @@ func speaksToReader(prompt string) bool {
 // shows in the prompt: "... monitor baroreceptor firing ... called the
 // _____" for "baroreceptor reflex". The head noun may: it names the kind
 // the question asks for.
-func answerWordInPrompt(q studyloop.Question, stem stemmer) bool {
+func answerWordInPrompt(q studyloop.Question, stem stemmer, tags sentenceTagger) bool {
 	words := strings.Fields(q.Answer)
 	if len(words) < 2 || len(words) > 8 || q.Type == studyloop.QuestionShortAnswer {
 		return false // a definition may repeat its term's head as its genus
@@ -1091,12 +1091,33 @@ func answerWordInPrompt(q studyloop.Question, stem stemmer) bool {
 		if utf8.RuneCountInString(w) < 4 || isStopWord(w) {
 			continue
 		}
-		if st := stem(w); st != "" && prompt[st] {
+		if st := stem(w); st != "" && prompt[st] && (lexicon.Default().Count(w) < commonWordCount || modifiesInPrompt(q.Prompt, st, stem, tags)) {
+			return true // "Baroreceptor firing sets off the _____", "… usually shortened to specific heat" for "specific heat capacity"
+		}
+	}
+	return false
+}
+
+// modifiesInPrompt reports whether a word of stem st stands in prompt
+// before a noun, naming a kind of thing as the answer's word does: "the
+// conjugate base of H₂O" beside "conjugate acid", "the Committee for
+// Industrial Organization" beside "Congress of Industrial Organizations".
+// Standing alone ("the quantity of heat") it does not.
+func modifiesInPrompt(prompt, st string, stem stemmer, tags sentenceTagger) bool {
+	toks := tags(strings.ReplaceAll(prompt, Blank, "it"))
+	for i := 0; i+1 < len(toks); i++ {
+		if next := toks[i+1].Tag; strings.HasPrefix(next, "NN") && stem(strings.ToLower(toks[i].Text)) == st {
 			return true
 		}
 	}
 	return false
 }
+
+// commonWordCount is how often a word must have been seen in general
+// English (lexicon Count) for its use in a prompt to give away no term it
+// modifies: "the quantity of heat … is its _____" does not lead to "heat
+// capacity" as "baroreceptor" leads to "baroreceptor reflex".
+const commonWordCount = 20
 
 // symbol reports whether w is one letter outside the Latin alphabet, as
 // science writes its quantities: "σ", "μ".

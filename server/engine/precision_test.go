@@ -234,6 +234,8 @@ func TestPrecisionChecks(t *testing.T) {
 		// Part of the answer shows in the prompt.
 		{"answer word in prompt", cloze("Baroreceptor firing sets off the _____.", "baroreceptor reflex"), true},
 		{"answer word in prompt", cloze("Stretch receptors in the atria set off the _____.", "Bainbridge reflex"), false},
+		{"answer word in prompt", cloze("The quantity of heat required to raise the temperature of an object by 1 degree is its _____.", "heat capacity"), false},
+		{"answer word in prompt", cloze("To compare substances, chemists use _____, usually shortened to specific heat.", "specific heat capacity"), true},
 		{"answer word in prompt", cloze("Of the two DNA strands, the template is the so-called _____.", "antisense strand"), false},
 		{"answer word in prompt", shortAnswer("What is a covalent bond?", "a chemical bond that shares electrons"), false},
 

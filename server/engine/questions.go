@@ -1161,11 +1161,17 @@ func (a *asker) askableCells(u *unit) map[studyloop.Span]bool {
 		if (measuredValue(f.def) || approximateValue.MatchString(strings.TrimSpace(f.def))) && !participleColumn(f.attr) {
 			continue // "What is the pKa of hydrofluoric acid?" 3.17, "approximate elasticity" "about 0.2": a value to look up, not to learn
 		}
+		if transposed(f) && columnPronoun.MatchString(f.term) {
+			continue // "Cells that display it": "it" is the column's, which the question cannot say
+		}
 		if measuredValue(f.term) && !strings.Contains(strings.TrimSpace(f.term), " ") {
 			continue // "What is the typical use when the value of R is 8.314?": a row named by a constant's value is data
 		}
-		if defaultColumn[strings.ToLower(strings.TrimSpace(f.attr))] {
-			continue // "What is the default of broker.id?": a setting to look up
+		if header := strings.ToLower(strings.TrimSpace(f.attr)); defaultColumn[header] || defaultColumn[firstWord(header)] || f.named && typeColumn[header] {
+			continue // "What is the default of broker.id?", "… the default timeout of enormous?", "… the type of deps?": a setting to look up
+		}
+		if percentValue.MatchString(strings.TrimSpace(f.def)) {
+			continue // "What is the share of serum antibody of IgG?" "About 75–80%": a figure to look up
 		}
 		if yesNo[strings.ToLower(trimEnd(f.def))] {
 			continue // "What is the loss possible of at-least-once?" "Yes"
@@ -1226,6 +1232,10 @@ func oneWordEach(values map[string]bool) bool {
 // default values.
 var defaultColumn = wordSet(`default defaults`)
 
+// typeColumn heads a reference table's column of data types ("string",
+// "list of labels"), asked of no row named in code.
+var typeColumn = wordSet(`type types`)
+
 // yesNo are the cell values that answer a yes-or-no question, which a
 // table's "What is the … of …?" cannot ask.
 var yesNo = wordSet(`yes no true false y n ✓ ✗ ✔ ✘`)
@@ -1281,7 +1291,7 @@ func (a *asker) cellPrompt(f fact) string {
 	if transposed(f) {
 		// "Feature | Sympathetic division | Parasympathetic division": the
 		// columns are the things compared, the rows their features.
-		return "In the " + lowerFirst(f.attr) + ", what is the " + lowerFirst(f.term) + "?"
+		return "In the " + lowerFirst(f.attr) + ", " + whatIsOrAre(f.term) + " the " + lowerFirst(f.term) + "?"
 	}
 	row := a.rowName(f)
 	if participleColumn(f.attr) {
@@ -1290,6 +1300,18 @@ func (a *asker) cellPrompt(f fact) string {
 		return "In what year was " + row + " " + lowerFirst(f.attr) + "?"
 	}
 	return "What is the " + headerCase(f.attr) + " of " + row + "?"
+}
+
+// columnPronoun matches a pronoun in a feature's name.
+var columnPronoun = regexp.MustCompile(`(?i)\b(?:it|its|them|they|their)\b`)
+
+// whatIsOrAre opens a question about a feature named by a plural noun
+// with "what are" ("Cells that display it"), about others with "what is".
+func whatIsOrAre(feature string) string {
+	if w := strings.ToLower(firstWord(feature)); len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && lexicon.Default().IsNoun(strings.TrimSuffix(w, "s")) {
+		return "what are"
+	}
+	return "what is"
 }
 
 // headerCase writes a column's header inside a question: lower-cased,
@@ -1304,8 +1326,12 @@ func headerCase(attr string) string {
 // transposed reports whether f's table compares its columns, its first
 // column naming features: "Feature", "Characteristic", "Property".
 func transposed(f fact) bool {
-	return f.kind == factCell && featureHeaders[strings.ToLower(strings.TrimSpace(f.key))]
+	return f.kind == factCell && featureHeaders[strings.ToLower(strings.TrimSpace(f.key))] && !columnWords[strings.ToLower(strings.TrimSpace(f.attr))]
 }
+
+// columnWords head the columns of a table whose rows are the things
+// described, not features compared: "Attribute | Type | Description".
+var columnWords = wordSet(`type types description meaning notes note value values default example examples purpose use units unit format required`)
 
 // featureHeaders head the first column of a table that compares its
 // columns.
@@ -1354,6 +1380,11 @@ func participleColumn(attr string) bool {
 // rangeKey matches a table row named by a number or a range of values:
 // "less than 0.4", "0.4 to 1.8", "> 1.8".
 var rangeKey = regexp.MustCompile(`(?i)^(?:(?:less than|more than|greater than|fewer than|at least|at most|up to|over|under|below|above|between|exactly|about|approximately|infinite|zero)(?:[^-\pL]|$)|[<>≤≥~±∞]|\d)`)
+
+// percentValue matches a table's cell that is a percentage or a range of
+// them, roughly given or not: "0%", "−1%", "About 75–80%", "5–15% (of
+// lymphocytes)".
+var percentValue = regexp.MustCompile(`(?i)^(?:(?:about|approximately|around|roughly|nearly|less than|more than|over|under) )?[−-]?\d[\d.,]*\s?(?:[–-]\s?\d[\d.,]*\s?)?%`)
 
 // approximateValue matches a table's cell that gives a number roughly or
 // as a bound: "about 0.2", "greater than 1".
@@ -2438,6 +2469,9 @@ func lowerFirst(s string) string {
 	r, n := utf8.DecodeRuneInString(s)
 	if n == 0 || strings.ToUpper(s) == s {
 		return s
+	}
+	if r2, _ := utf8.DecodeRuneInString(s[n:]); unicode.IsUpper(r2) {
+		return s // "MHC class II", "CPU time": an abbreviation keeps its capitals
 	}
 	return string(unicode.ToLower(r)) + s[n:]
 }

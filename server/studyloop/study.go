@@ -86,7 +86,9 @@ type Question struct {
 }
 
 // NamedBy reports whether a topic's title would give q's answer away if
-// shown with it: the title holds the answer or one of its alternatives
+// shown with it, or hint at it: a word of the answer of five letters or
+// more shares its stem with one of the title's ("The Inflammatory
+// Response" over "inflammation"), the title holds the answer or one of its alternatives
 // ("Afterload" over "What is the term for the tension …?"), the answer's
 // last word ("How Monopolies Form" over "natural monopoly") or a word of
 // a proper name ("The Whig Opposition" over "Whig Party"), or every word
@@ -108,6 +110,11 @@ func (q Question) NamedBy(title string) bool {
 			if len(w) >= 3 && !titleFillers[w] && slices.ContainsFunc(words, func(t string) bool { return sameWord(t, w) }) {
 				return true // "The Whig Opposition" over "Whig Party"
 			}
+		}
+	}
+	for _, a := range answer {
+		if len(a) >= 5 && !titleFillers[a] && slices.ContainsFunc(words, func(w string) bool { return sharedStem(a, w) }) {
+			return true // "The Adaptive Immune Response" over "adaptive immunity", "Federal Action under Hoover" over "Hoovervilles"
 		}
 	}
 	named := 0
@@ -148,6 +155,17 @@ func sameWord(a, b string) bool {
 		return len(a) >= 4
 	}
 	return a == b || len(a) >= 4 && strings.HasPrefix(b, a) && len(b)-len(a) <= 2
+}
+
+// sharedStem reports whether a and b open alike for five letters or more
+// and three quarters of the shorter: "immune" and "immunity",
+// "inflammatory" and "inflammation", "Hoover" and "Hoovervilles".
+func sharedStem(a, b string) bool {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n >= 5 && 4*n >= 3*min(len(a), len(b))
 }
 
 // allCapitalised reports whether every word of name opens with a capital:
