@@ -56,6 +56,11 @@ func findDatedEvent(s *sentence) (datedEvent, bool) {
 	if year < 0 {
 		return datedEvent{}, false
 	}
+	for _, t := range toks[:year] {
+		if t.Tag == "WDT" || t.Tag == "WP" {
+			return datedEvent{}, false // "… farms, only one in ten of which had electricity in 1935": the year is the relative clause's
+		}
+	}
 	// The clause without "in <year>" and the commas that set it off.
 	var clause []token.Token
 	for i, t := range toks {

@@ -708,8 +708,8 @@ func (a *asker) unaskedBlanks(s *sentence) []blank {
 		}
 		from, to := markSpan(s, sp)
 		term := s.text[from:to]
-		if a.genericMark(term) {
-			continue
+		if a.genericMark(term) || labelTerm.MatchString(strings.TrimRight(term, ":")) {
+			continue // "**Fix:** Add the file to …" labels, names nothing
 		}
 		// The author's bold says where the term ends better than the
 		// tagger ("a transcription bubble" with "bubble" an adjective).

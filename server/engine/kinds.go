@@ -148,9 +148,15 @@ func relationQuestion(s *sentence) (studyloop.Question, bool) {
 // clause's verb lets the question be formed without guessing a verb form:
 // a form of "be" or a modal moves in front ("Why is the sky blue?"), and a
 // present-tense verb takes "do" or "does" before its stem.
+// hypothetical are the words that open a worked example's premise.
+var hypothetical = wordSet(`suppose imagine consider assume let say`)
+
 func whyQuestion(s *sentence) (studyloop.Question, bool) {
 	if !s.tagged || strings.ContainsAny(s.text, "?\n;") || !endsSentence(s.text) {
 		return studyloop.Question{}, false
+	}
+	if hypothetical[s.lower[0]] {
+		return studyloop.Question{}, false // "Suppose Cedar Creek's loans lose $2 million because of defaults": an example's premise
 	}
 	cut := -1
 	for i, w := range s.lower {
@@ -392,8 +398,8 @@ func personName(term, appositive string) bool {
 	}
 	head := ""
 	for _, w := range strings.Fields(appositive)[1:] { // after "the" or "a"
-		if w == "of" || w == "who" || w == "that" || w == "which" {
-			break
+		if w == "of" || w == "who" || w == "that" || w == "which" || prepositions[w] {
+			break // "a Catholic priest in Royal Oak": the priest is the head
 		}
 		head = strings.TrimRight(w, ",")
 		if head != w {

@@ -216,6 +216,15 @@ func TestStatedQuestions(t *testing.T) {
 		{"no who of a share of something",
 			"# Whigs\n\nHenry Clay shared many of the economic views of the president in the election." + filler,
 			"", ""},
+		{"no why of a worked example's premise",
+			"# Banks\n\nSuppose the bank's loans lose two million dollars in value because of defaults by its borrowers." + filler,
+			"", ""},
+		{"who was of a person with a title",
+			"# Critics\n\n**Father Charles Coughlin**, a Catholic priest in Royal Oak, Michigan, reached an estimated thirty million listeners with his weekly radio sermons." + filler,
+			"Who was Father Charles Coughlin?", "a Catholic priest in Royal Oak"},
+		{"no year of a relative clause",
+			"# Power\n\nThe Rural Electrification Administration lent money to cooperatives to bring power lines to farms, only one in ten of which had electricity in 1935. Farmers waited for years. Cooperatives built lines across the plains.",
+			"", ""},
 		{"no who of a company",
 			"# Trusts\n\nThe attorney general sued the **Northern Securities Company**, a holding company formed by three financiers to control the railroads of the Northwest." + filler,
 			"What is meant by the Northern Securities Company?", "a holding company formed by three financiers to control the railroads of the Northwest"},
@@ -747,6 +756,23 @@ func TestCellsOfValuesNotAsked(t *testing.T) {
 	for _, q := range ex.Questions {
 		if strings.Contains(q.Prompt, "approximate elasticity") || strings.Contains(q.Prompt, "value of R is") {
 			t.Errorf("question %q (%q) from a value to look up", q.Prompt, q.Answer)
+		}
+	}
+}
+
+// TestLabelsNotTerms: the bold labels of a troubleshooting entry
+// ("**Cause:**", "**Fix:**") name no term.
+func TestLabelsNotTerms(t *testing.T) {
+	text := "# Troubleshooting\n\n## No workspace found\n\nThe tool looks for its workspace file in the current directory and in every directory above it before it gives up.\n\n" +
+		"**Cause:** You ran the tool outside a workspace, or the workspace file has a different name.\n\n" +
+		"**Fix:** Run the tool from inside the workspace, or create the workspace file at the root of the repository.\n"
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range ex.Questions {
+		if strings.Contains(q.Prompt+q.Answer, "Cause") || strings.Contains(q.Prompt+q.Answer, "Fix") {
+			t.Errorf("question %q (%q) of a label", q.Prompt, q.Answer)
 		}
 	}
 }

@@ -281,7 +281,7 @@ var (
 // labelTerm matches the bold labels of worked examples and exercises
 // ("**Answer:** 221 kPa", "**Step 2:** …"), which head a line as a term
 // does but name nothing.
-var labelTerm = regexp.MustCompile(`(?i)^(answers?|solutions?|hints?|notes?|tips?|warning|caution|check your (learning|understanding)|examples?|exercises?|problems?|questions?|steps?|strategy|analysis|discussion|given|find|result|reasoning|explanation)(\s+\d+(\.\d+)*)?\.?$`)
+var labelTerm = regexp.MustCompile(`(?i)^(answers?|solutions?|hints?|notes?|tips?|warning|caution|check your (learning|understanding)|examples?|exercises?|problems?|questions?|steps?|strategy|analysis|discussion|given|find|result|reasoning|explanation|cause|causes|fix|fixes|symptoms?|diagnosis|workaround|resolution|usage|syntax|important|see also)(\s+\d+(\.\d+)*)?\.?$`)
 
 // wordsOnly reports whether s is made of letters, spaces and hyphens
 // only, as a note's "joint prob = 2+ variables at once" names its term;

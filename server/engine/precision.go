@@ -125,6 +125,9 @@ var forwardSuch = wordSet(`as that`)
 // and the like; or it speaks of "the above" or "the previous" one.
 func needsContext(prompt string) bool {
 	p := dropLeadInConnective(description(prompt))
+	if rest, ok := strings.CutPrefix(p, Blank); ok && (strings.HasPrefix(rest, " —") || strings.HasPrefix(rest, " –") || strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, " -")) {
+		return true // "_____ — each action is started both locally and remotely": a list's item, whose list says what it names
+	}
 	words := strings.Fields(strings.ToLower(strings.ReplaceAll(p, Blank, " x ")))
 	if len(words) == 0 {
 		return false
@@ -710,7 +713,7 @@ var nonGenus = regexp.MustCompile(`(?i)^(the|a|an) (same|case|most|only|first|ke
 // secondClause matches an answer that goes on to state something else
 // ("the sugary flavor and the conditioned response is ..."): an example,
 // not a definition.
-var secondClause = regexp.MustCompile(`(?i)\b(and|but|while|whereas) ((the|a|an|this|it|they)\b.* |[\p{L}-]+ ([\p{L}-]+ )?)(is|are|was|were)\b`)
+var secondClause = regexp.MustCompile(`(?i)\b(and|but|while|whereas) ((the|a|an|this|it|they)\b.* |[\p{L}-]+ ([\p{L}-]+ )?)?(is|are|was|were)\b`)
 
 // notDefinitional reports whether q asks "What is X?" of an answer that
 // is not a definition: one that opens with an article must go on from a

@@ -523,9 +523,9 @@ func (a *asker) timesAsked(q studyloop.Question) int {
 	return n
 }
 
-// askedAbout matches the short answers that ask what a term means; the
-// groups hold the term.
-var askedAbout = regexp.MustCompile(`^What (?:is|are) (?:meant by )?(?:an? |the )?(.+)\?$|^What does “(.+)” (?:mean|state)\?$`)
+// askedAbout matches the short answers that ask what a term means or who
+// a person was; the groups hold the term or the name.
+var askedAbout = regexp.MustCompile(`^(?:What (?:is|are) (?:meant by )?(?:an? |the )?|Who (?:was|were) )(.+)\?$|^What does “(.+)” (?:mean|state)\?$`)
 
 // isTerm reports whether keyphrase p is worth blanking: the author marked
 // it, or the study keeps returning to it and it is not a generic phrase of
@@ -1051,6 +1051,9 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 	answer := strings.TrimSpace(bracketed.ReplaceAllString(citation.ReplaceAllString(s.text[s.toks[yFrom].Start:s.toks[yTo-1].End()], ""), ""))
 	if kind, _, ok := strings.Cut(answer, ", which "); ok && len(strings.Fields(kind)) >= 5 {
 		answer = kind // "the force of the contraction of the heart muscle, which controls SV, and …": the rest is not the definition
+	}
+	if strings.ContainsAny(answer, "$€£") {
+		return studyloop.Question{}, false // "The new money is the $90,000 in additional deposits …": a worked example's figure
 	}
 	if onlyWhen.MatchString(answer) {
 		return studyloop.Question{}, false // "a school of thought that arose during the first part of the 20th century" says when, not what
