@@ -760,6 +760,35 @@ func TestCellsOfValuesNotAsked(t *testing.T) {
 	}
 }
 
+// TestReferenceTablesAskWhatRowsAreFor: in documentation (a study with
+// many code spans) a table is asked only what its rows are for, not the
+// figures and versions to look up.
+func TestReferenceTablesAskWhatRowsAreFor(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# Tests\n\nRun the tests with `forge test`. ")
+	for i := range referenceCodeSpans {
+		fmt.Fprintf(&b, "The flag `--shard-%d` splits the run into parts. ", i)
+	}
+	b.WriteString("\n\n| Platform | Minimum version | Sandboxing support | Description |\n|---|---|---|---|\n" +
+		"| Linux | Kernel 4.18 | Full, with user namespaces | The platform most builds run on |\n" +
+		"| macOS | 12 (Monterey) | Partial, with sandbox profiles | The platform of most laptops |\n" +
+		"| Windows | 10, build 1903 | Process isolation only | The platform with the fewest sandbox features |\n")
+	ex, err := mustOffline(t).Generate(context.Background(), "", b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	described := false
+	for _, q := range ex.Questions {
+		if strings.Contains(q.Prompt, "minimum version") || strings.Contains(q.Prompt, "sandboxing support") {
+			t.Errorf("question %q (%q) of a figure to look up", q.Prompt, q.Answer)
+		}
+		described = described || strings.Contains(q.Prompt, "description of")
+	}
+	if !described {
+		t.Errorf("no question of what a row is for among %+v", ex.Questions)
+	}
+}
+
 // TestLabelsNotTerms: the bold labels of a troubleshooting entry
 // ("**Cause:**", "**Fix:**") name no term.
 func TestLabelsNotTerms(t *testing.T) {

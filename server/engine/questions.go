@@ -120,6 +120,10 @@ type asker struct {
 	// tense, as a science text does: its past-tense sentences tell the
 	// stories of its examples and discoveries.
 	presentTense bool
+	// reference reports documentation, a study with referenceCodeSpans
+	// code spans or more: its tables are settings, flags and platforms to
+	// look up, asked only for what a row is for (describingColumns).
+	reference bool
 	// marks are the study's bold terms, the wrong choices of questions
 	// that ask for one.
 	marks []markedTerm
@@ -278,6 +282,7 @@ func newAsker(text string, opts Options, an *analyzer, units []*unit) *asker {
 		a.firstMark = firstBold
 	}
 	a.presentTense = presentTense(units)
+	a.reference = codeSpans(units) >= referenceCodeSpans
 	a.marks = markedTerms(units, a.lex, stem)
 	a.boldWord = map[string]bool{}
 	for _, m := range a.marks {
@@ -1164,6 +1169,9 @@ func (a *asker) askableCells(u *unit) map[studyloop.Span]bool {
 		if (measuredValue(f.def) || approximateValue.MatchString(strings.TrimSpace(f.def))) && !participleColumn(f.attr) {
 			continue // "What is the pKa of hydrofluoric acid?" 3.17, "approximate elasticity" "about 0.2": a value to look up, not to learn
 		}
+		if a.reference && !describingColumns[strings.ToLower(strings.TrimSpace(f.attr))] {
+			continue // "What is the memory reserved of medium?", "What is the minimum version of Windows?"
+		}
 		if transposed(f) && columnPronoun.MatchString(f.term) {
 			continue // "Cells that display it": "it" is the column's, which the question cannot say
 		}
@@ -1303,6 +1311,24 @@ func (a *asker) cellPrompt(f fact) string {
 		return "In what year was " + row + " " + lowerFirst(f.attr) + "?"
 	}
 	return "What is the " + headerCase(f.attr) + " of " + row + "?"
+}
+
+// referenceCodeSpans is how many code spans make a study documentation.
+const referenceCodeSpans = 20
+
+// describingColumns head the columns of a reference table that say what
+// a row is or does.
+var describingColumns = wordSet(`description meaning purpose use effect function role`)
+
+// codeSpans counts the code spans of units' prose.
+func codeSpans(units []*unit) int {
+	n := 0
+	for _, u := range units {
+		for _, b := range u.blocks {
+			n += len(b.p.code)
+		}
+	}
+	return n
 }
 
 // columnPronoun matches a pronoun in a feature's name.
