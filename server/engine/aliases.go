@@ -19,20 +19,29 @@ var (
 	// "or", "also called", "also known as" and a name.
 	bracketedName = regexp.MustCompile(`([\p{L}\p{N}'-]+(?: [\p{L}\p{N}'-]+){0,5}) \((?:(?:or|also called|also known as|i\.e\.,?) )?([\p{L}\p{N}' -]{2,40})\)`)
 	// calledName matches "<words>, also called <name>" and the like.
-	calledName = regexp.MustCompile(`([\p{L}\p{N}'-]+(?: [\p{L}\p{N}'-]+){0,5}),? (?:also called|also known as|otherwise known as|sometimes called) ([\p{L}\p{N}'-]+(?: [\p{L}\p{N}'-]+){0,4})[,;.)]`)
+	calledName = regexp.MustCompile(`([\p{L}\p{N}'-]+(?: [\p{L}\p{N}'-]+){0,5}),? (?:also called|also known as|otherwise known as|sometimes called) (?:an? |the )?([\p{L}\p{N}'-]+(?: [\p{L}\p{N}'-]+){0,4})(?:[,;.)]| \()`)
+	// subjectCalled matches a sentence whose subject, without an
+	// article, is called by another name: "White blood cells are
+	// collectively called leukocytes."
+	subjectCalled = regexp.MustCompile(`(?:^|[.!?] )([A-Z][\p{L}'-]+(?: [\p{L}'-]+){0,3}) (?:is|are) (?:collectively |also |commonly |often |usually )?(?:called|known as|termed) ([\p{L}'-]+(?: [\p{L}'-]+){0,3})\.`)
 	// commaOr matches "<words>, or <name>," as in "thyroid hormone, or
 	// thyroxin, increases ...".
 	commaOr = regexp.MustCompile(`([\p{L}\p{N}'-]+(?: [\p{L}\p{N}'-]+){0,5}), or ([\p{L}\p{N}'-]+(?: [\p{L}\p{N}'-]+){0,2}),`)
 )
+
+// subjectOpeners open a subject that points at something named before
+// ("This process is called …") or counts it, not a name of its own.
+var subjectOpeners = wordSet(`the a an this these that those such its their his her our each every some any one two three many most other another`)
 
 // aliases maps an answer key (see answerKey) to the other names the study
 // gives the same thing.
 type aliases map[string][]string
 
 // findAliases reads the pairs of names the markdown source states. An abbreviation pairs
-// with the words it abbreviates (the last few before the bracket); "or" and
-// "also called" pair with as many words before them as the other name has,
-// ending at the bracket or comma.
+// with the words it abbreviates (the last few before the bracket); "or"
+// pairs with as many words before it as the other name has, ending at the
+// bracket or comma, and "also called" with the words before it after the
+// last stop word.
 func findAliases(source string) aliases {
 	text := strings.ReplaceAll(source, "**", "")
 	al := aliases{}
@@ -72,11 +81,19 @@ func findAliases(source string) aliases {
 	for _, anchor := range []string{" also called ", " also known as ", " otherwise known as ", " sometimes called "} {
 		eachWindow(text, anchor, func(w string, at int) {
 			if m := matchAt(calledName, w, at); m != nil {
-				words := strings.Fields(m[1])
-				n := len(strings.Fields(m[2]))
-				add(strings.Join(words[max(0, len(words)-n):], " "), m[2])
+				add(trailingContent(m[1]), m[2]) // "The result is excess demand, also called a shortage"
 			}
 		})
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.Contains(line, " called ") && !strings.Contains(line, " known as ") && !strings.Contains(line, " termed ") {
+			continue
+		}
+		for _, m := range subjectCalled.FindAllStringSubmatch(strings.TrimLeft(line, "-*>#0123456789. "), -1) {
+			if !subjectOpeners[strings.ToLower(firstWord(m[1]))] {
+				add(m[1], m[2])
+			}
+		}
 	}
 	eachWindow(text, ", or ", func(w string, at int) {
 		if m := matchAt(commaOr, w, at); m != nil {
@@ -206,8 +223,8 @@ func (al aliases) pair(a, b string) {
 	if a == "" || b == "" || strings.EqualFold(a, b) {
 		return
 	}
-	if la, lb := strings.ToLower(a), strings.ToLower(b); strings.HasSuffix(la, " "+lb) || strings.HasSuffix(lb, " "+la) {
-		return // "checkpoint" and "spindle checkpoint" (from "The M checkpoint, or spindle checkpoint"): a kind, no other name
+	if la, lb := strings.ToLower(a), strings.ToLower(b); strings.HasSuffix(la, " "+lb) || strings.HasSuffix(lb, " "+la) || strings.HasPrefix(la, lb+" ") || strings.HasPrefix(lb, la+" ") {
+		return // "checkpoint" and "spindle checkpoint" (from "The M checkpoint, or spindle checkpoint"), "RNA" and "RNA transcript": a kind or a part, no other name
 	}
 	ka := answerKey(a)
 	if !slices.Contains(al[ka], b) {

@@ -17,7 +17,10 @@ func TestFindAliases(t *testing.T) {
 		"This is called **higher-order conditioning**, or **second-order conditioning**. " +
 		"The M checkpoint, or spindle checkpoint, delays anaphase. " +
 		"Their partners, the cyclin-dependent kinases (Cdks), are enzymes. The cell (Cat) is not one. " +
-		"Neurons need support from the nervous glia (also called glial cells or neuroglia)."
+		"Neurons need support from the nervous glia (also called glial cells or neuroglia). " +
+		"The result is excess demand, also called a shortage, and buyers bid. An antibody, also called an immunoglobulin (Ig), binds antigen. " +
+		"White blood cells are collectively called leukocytes. This process is called clonal selection. " +
+		"DNA is copied into a strand of RNA, also called an RNA transcript."
 	al := findAliases(text)
 	tests := []struct {
 		name string
@@ -36,6 +39,13 @@ func TestFindAliases(t *testing.T) {
 		{"preload", []string{"end diastolic volume"}},
 		{"reflexes", nil}, // not "responses": the name began before the aside
 		{"higher-order conditioning", []string{"second-order conditioning"}},
+		{"excess demand", []string{"shortage"}},
+		{"demand", nil},
+		{"antibody", []string{"immunoglobulin"}},
+		{"leukocytes", []string{"White blood cells"}},
+		{"this process", nil},
+		{"clonal selection", nil},
+		{"RNA", nil},                                 // an RNA transcript is RNA, not another name of it
 		{"checkpoint", nil},                          // "spindle checkpoint" is a kind of checkpoint
 		{"cyclin-dependent kinase", []string{"Cdk"}}, // initials in mixed case, in the answer's number
 		{"Cdks", []string{"cyclin-dependent kinases"}},
