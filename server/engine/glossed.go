@@ -260,14 +260,46 @@ type kindStatement struct{ before, after string }
 // kindPhrase matches the middle of "X is a kind of Y", "X is the form of Y".
 var kindPhrase = regexp.MustCompile(` (?:is|are) (?:a |an |the |one )?(?:special )?(?:form|kind|type|sort|variety|example|case)s? of `)
 
+// kindsOfAre matches "Several types of Y are X" and "Kinds of Y include
+// X": group 1 is the class, group 2 its kind.
+var kindsOfAre = regexp.MustCompile(`\b(?:types|kinds|forms|classes|sorts) of ([\p{L} -]{3,40}?) (?:are|include) ([\p{L}-]+(?: [\p{L}-]+){0,2})[ .,;]`)
+
+// listAre matches an enumeration that a sentence says is of one class:
+// "Dendritic cells, macrophages, and B cells are antigen-presenting
+// cells." Group 1 is the enumeration, group 2 the class.
+var listAre = regexp.MustCompile(`(?:^|[.;] |\n)((?:[\p{L}-]+(?: [\p{L}-]+){0,2}, ){1,4}(?:and|or) [\p{L}-]+(?: [\p{L}-]+){0,2}) are (?:all |both )?(?:called |known as )?([\p{L}-]+(?: [\p{L}-]+){0,3})[.;]`)
+
+// suchAs matches "Y such as A and B": group 1 ends with the class, group
+// 2 lists its kinds.
+var suchAs = regexp.MustCompile(`([\p{L}-]+(?: [\p{L}-]+){0,3}),? such as ((?:[\p{L}-]+(?: [\p{L}-]+){0,2}, )*[\p{L}-]+(?: [\p{L}-]+){0,2}(?:,? (?:and|or) [\p{L}-]+(?: [\p{L}-]+){0,2})?)`)
+
 // kindStatements finds every kind statement of lower, the study's text in
-// lower case without bold marks, in one pass.
+// lower case without bold marks, in one pass each: "X is a kind of Y",
+// "types of Y are X", "A, B and C are Y", "Y such as A and B".
 func kindStatements(lower string) []kindStatement {
 	out := []kindStatement{}
 	for _, m := range kindPhrase.FindAllStringIndex(lower, -1) {
 		before := lower[max(0, m[0]-60):m[0]]
 		after := lower[m[1]:min(len(lower), m[1]+60)]
 		out = append(out, kindStatement{before: before, after: after + " "})
+	}
+	for _, m := range kindsOfAre.FindAllStringSubmatch(lower, -1) {
+		out = append(out, kindStatement{before: m[2], after: m[1] + " "})
+	}
+	for _, m := range suchAs.FindAllStringSubmatch(lower, -1) {
+		words := strings.Fields(m[1])
+		for _, item := range strings.Split(strings.NewReplacer(", and ", ", ", ", or ", ", ", " and ", ", ", " or ", ", ").Replace(m[2]), ", ") {
+			for k := 1; k <= len(words); k++ { // the class is the last words before "such as", however many
+				out = append(out, kindStatement{before: strings.TrimSpace(item), after: strings.Join(words[len(words)-k:], " ") + " "})
+			}
+		}
+	}
+	for _, m := range listAre.FindAllStringSubmatch(lower, -1) {
+		for _, item := range strings.Split(strings.NewReplacer(", and ", ", ", ", or ", ", ", " and ", ", ", " or ", ", ").Replace(m[1]), ", ") {
+			if item = strings.TrimSpace(item); item != "" {
+				out = append(out, kindStatement{before: item, after: m[2] + " "})
+			}
+		}
 	}
 	return out
 }

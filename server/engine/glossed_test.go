@@ -681,6 +681,26 @@ func TestSuffixKinAndKindOf(t *testing.T) {
 	if !a.kindOf("phagocytosis", "endocytosis") || a.kindOf("endocytosis", "phagocytosis") || a.kindOf("exocytosis", "endocytosis") {
 		t.Error("kindOf: want only phagocytosis to be a kind of endocytosis")
 	}
+	a = &asker{lex: lexicon.Default(), text: "Several types of leukocytes are phagocytes, cells that engulf pathogens. " +
+		"Dendritic cells, macrophages, and B cells are antigen-presenting cells. T cells mature in the thymus. " +
+		"Helper T cells activate antigen-presenting cells such as macrophages and dendritic cells."}
+	kinds := []struct {
+		x, y string
+		want bool
+	}{
+		{"phagocytes", "leukocytes", true},
+		{"leukocytes", "phagocytes", false},
+		{"macrophages", "antigen-presenting cells", true},
+		{"B cells", "antigen-presenting cells", true},
+		{"dendritic cells", "antigen-presenting cells", true},
+		{"T cells", "antigen-presenting cells", false},
+		{"helper T cells", "antigen-presenting cells", false},
+	}
+	for _, tt := range kinds {
+		if got := a.kindOf(tt.x, tt.y); got != tt.want {
+			t.Errorf("kindOf(%q, %q) = %v, want %v", tt.x, tt.y, got, tt.want)
+		}
+	}
 }
 
 // TestOwnDefinition: a glossary definition that opens by restating its
