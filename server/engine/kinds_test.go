@@ -685,6 +685,8 @@ func TestNamesTheStudy(t *testing.T) {
 		{"By _____, was meant protection against the tyranny of the rulers.", "energy", false}, // what the text means by it
 		{"The SI unit of _____ is the joule.", "work", false},                                  // not the title's word
 		{"Kinetic energy rises with _____.", "kinetic energy", false},
+		{"Physicists trust the _____ above every other law.", "conservation of energy", true}, // every word the title's
+		{"In _____, the total never changes.", "conservation of energy", false},
 	}
 	for _, tt := range tests {
 		q := studyloop.Question{Type: studyloop.QuestionCloze, Prompt: tt.prompt, Answer: tt.answer}

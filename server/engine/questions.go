@@ -501,15 +501,16 @@ var meantBy = regexp.MustCompile(`^,? (?:is|was|we mean|I mean)\b`)
 // is or does ("_____ is anything that takes up space"): asked in passing,
 // it is the guess any student makes, the subject of the whole text.
 func (a *asker) namesTheStudy(q studyloop.Question) bool {
-	if len(a.titleStems) == 0 || strings.Contains(q.Answer, " ") || !strings.Contains(q.Prompt, Blank) {
+	if len(a.titleStems) == 0 || !strings.Contains(q.Prompt, Blank) {
 		return false
 	}
-	if !a.titleStems[a.stem(strings.ToLower(q.Answer))] {
-		return false
+	words := contentStems(q.Answer, a.stem)
+	if len(words) == 0 || len(words) > 3 || slices.ContainsFunc(words, func(st string) bool { return !a.titleStems[st] }) {
+		return false // "immune system" in "The Immune System", "monetary policy" in "Money, Banking, and Monetary Policy"
 	}
 	before, rest, _ := strings.Cut(q.Prompt, Blank)
-	if before == "By " && meantBy.MatchString(rest) {
-		return false // "By _____, was meant protection against …": what the text means by it
+	if before == "By " && meantBy.MatchString(rest) || before == "In " && strings.HasPrefix(rest, ",") {
+		return false // "By _____, was meant protection against …", "In _____, a neutral stimulus is presented …": what it is
 	}
 	if before != "" && before != "A " && before != "An " && before != "The " {
 		return true
