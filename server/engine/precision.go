@@ -410,7 +410,7 @@ func pointsBack(p string) bool {
 }
 
 var (
-	backOpener   = regexp.MustCompile(`(?i)^(in (that|this|such a|either|each) cases?|for (example|instance)|as a result|in turn|in addition|in particular|in fact|in contrast|by contrast|in comparison|by comparison|at this point|at that point|at the same time|in response|on the other hand|for this reason|to allow for this|in this way)\b|^to (?:tell|see|find out|decide|know) which,`)
+	backOpener   = regexp.MustCompile(`(?i)^(in (that|this|such a|either|each) cases?|for (example|instance)|as a result|in turn|in addition|in particular|in fact|in contrast|by contrast|in comparison|by comparison|at this point|at that point|at the same time|in response|on the other hand|for this reason|to allow for this|in this way|in (?:other )?words|that is)\b|^to (?:tell|see|find out|decide|know) which,`)
 	themselves   = regexp.MustCompile(`\bthemselves\b`)
 	bareThis     = regexp.MustCompile(`\bthis[,.;]`)
 	closingAside = regexp.MustCompile(`\([a-z]+(?: [a-z]+)?\)\.?$`)
