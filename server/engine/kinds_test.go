@@ -865,3 +865,37 @@ func TestRecallable(t *testing.T) {
 		}
 	}
 }
+
+// TestBoldStudyBlanksBoldOnly: a study that sets its terms in bold is
+// asked its terms where they stand in bold, not where they are used
+// again, and none of its unmarked phrases.
+func TestBoldStudyBlanksBoldOnly(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# Immunity\n\n")
+	terms := []string{"innate immunity", "adaptive immunity", "helper T cell", "killer cell", "plasma cell", "antibody", "antigen",
+		"memory cell", "natural killer cell", "mast cell", "dendritic cell", "complement system", "clonal selection"}
+	for _, term := range terms {
+		fmt.Fprintf(&b, "The **%s** is one part of the body's defense that every student of immunology meets early in the course.\n\n", term)
+	}
+	b.WriteString("During a first infection, the adaptive immunity of the body takes about two weeks to reach its peak in the lymph nodes. " +
+		"Swollen lymph nodes in the neck often signal that the lymph nodes are fighting an infection nearby.\n")
+	ex, err := mustOffline(t).Generate(context.Background(), "", b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bold := 0
+	for _, q := range ex.Questions {
+		if q.Type != studyloop.QuestionCloze && q.Type != studyloop.QuestionMultipleChoice {
+			continue
+		}
+		if strings.Contains(q.Prompt, "two weeks") || strings.Contains(q.Prompt, "Swollen") {
+			t.Errorf("cloze %q (%q) of a term where it is not in bold", q.Prompt, q.Answer)
+		}
+		if strings.Contains(q.Prompt, "every student of immunology") {
+			bold++
+		}
+	}
+	if bold == 0 {
+		t.Errorf("no cloze of a bold term among %+v", ex.Questions)
+	}
+}

@@ -167,7 +167,11 @@ func boldNounPhrase(lex *lexicon.Lexicon, t string) bool {
 	if len(words) == 0 || len(words) > 4 || utf8.RuneCountInString(t) < 3 {
 		return false
 	}
+	original := strings.Fields(t)
 	for i, w := range words {
+		if oneCapital(original[i]) {
+			continue // "helper T cell": a letter that names, no stop word
+		}
 		if isStopWord(strings.Trim(w, ".,;:'\"()")) && !(w == "of" && i > 0 && i < len(words)-1) {
 			return false
 		}

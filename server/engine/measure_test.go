@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/studyloop/studyloop/server/lexicon"
 	"github.com/studyloop/studyloop/server/studyloop"
 )
 
@@ -37,6 +38,23 @@ func TestMeasureBoldTermsAsked(t *testing.T) {
 		r := Measure(text, studyloop.Extraction{Questions: tt.questions})
 		if r.Terms != 5 || !slices.Equal(r.Unasked, tt.unasked) || r.TermsAsked != 5-len(tt.unasked) {
 			t.Errorf("%s: %d of %d terms asked, unasked %q; want %d of 5, unasked %q", tt.name, r.TermsAsked, r.Terms, r.Unasked, 5-len(tt.unasked), tt.unasked)
+		}
+	}
+}
+
+func TestBoldNounPhrase(t *testing.T) {
+	tests := []struct {
+		term string
+		want bool
+	}{
+		{"helper T cell", true}, // a capital letter names, as in "B cell receptor"
+		{"plasma cell", true},
+		{"of the cell", false},
+		{"it is", false},
+	}
+	for _, tt := range tests {
+		if got := boldNounPhrase(lexicon.Default(), tt.term); got != tt.want {
+			t.Errorf("boldNounPhrase(%q) = %v, want %v", tt.term, got, tt.want)
 		}
 	}
 }
