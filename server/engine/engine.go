@@ -147,6 +147,17 @@ func (g *Offline) Generate(ctx context.Context, title, text string) (studyloop.E
 	}
 	ask.coverMarks(ctx, b.units)
 	ask.coverListed(ctx, keyTerms, b.units)
+	if len(ask.out) == 0 && ask.boldStudy {
+		// Bold terms none of whose sentences can be asked (a notebook's
+		// bold labels): the terms where they are used again are better
+		// than nothing.
+		ask.boldStudy = false
+		for _, u := range b.units {
+			if err := ask.ask(ctx, u); err != nil {
+				return studyloop.Extraction{}, err
+			}
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return studyloop.Extraction{}, err
 	}

@@ -899,3 +899,25 @@ func TestBoldStudyBlanksBoldOnly(t *testing.T) {
 		t.Errorf("no cloze of a bold term among %+v", ex.Questions)
 	}
 }
+
+// TestBoldLabelsStillAsked: a study whose bold terms stand where nothing
+// can be asked of them (labels on lines of their own) is asked about its
+// terms where they are used, rather than not at all.
+func TestBoldLabelsStillAsked(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# Greenhouse notebook\n\n")
+	for _, label := range []string{"albedo", "emissivity", "lapse rate", "radiative forcing", "blackbody", "optical depth",
+		"skin temperature", "window region", "climate sensitivity", "feedback factor"} {
+		b.WriteString("**" + label + "**\n\n")
+	}
+	b.WriteString("The single-layer model treats the atmosphere as one slab that absorbs all outgoing infrared radiation from the surface. " +
+		"In the single-layer model the slab emits infrared radiation both upward to space and downward to the surface. " +
+		"The single-layer model therefore predicts a surface warmer than the slab itself.\n")
+	ex, err := mustOffline(t).Generate(context.Background(), "", b.String())
+	if err != nil {
+		t.Fatalf("no questions: %v", err)
+	}
+	if len(ex.Questions) == 0 {
+		t.Error("no questions")
+	}
+}
