@@ -406,8 +406,8 @@ func (w *walker) table(t *extast.Table) {
 		}
 		rows = append(rows, cells)
 	}
-	if len(headers) < 2 || repeatsHeader(headers) {
-		return // "Year | Rate | Year | Rate": one table set beside itself, whose cells no header names alone
+	if len(headers) < 2 || repeatsHeader(headers) || slices.Contains(headers, "") {
+		return // "Year | Rate | Year | Rate", "Assets | | Liabilities | |": tables set beside each other, whose cells no header names alone
 	}
 	base := w.groups
 	w.groups += len(headers)

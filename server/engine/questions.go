@@ -1391,7 +1391,7 @@ func (a *asker) rowName(f fact) string {
 	case lower != f.term && strings.Contains(lower, " ") && lowerFirst(f.term) == lower && (lex.IsNoun(lower) || lex.Senses(firstWord(lower)) > 0 && !lex.IsPerson(firstWord(f.term)) && !lex.IsPlace(firstWord(f.term))):
 		return lower // "Formic acid", "Restaurant meals" in their cells: common nouns
 	}
-	return f.term
+	return theName(f.term) // "the Emergency Banking Act"
 }
 
 // ordinalWord reports whether w is an ordinal written out ("thirteenth").
@@ -1425,8 +1425,9 @@ var rangeKey = regexp.MustCompile(`(?i)^(?:(?:less than|more than|greater than|f
 var percentValue = regexp.MustCompile(`(?i)^(?:(?:about|approximately|around|roughly|nearly|less than|more than|over|under) )?[−-]?\d[\d.,]*\s?(?:[–-]\s?\d[\d.,]*\s?)?%`)
 
 // approximateValue matches a table's cell that gives a number roughly or
-// as a bound: "about 0.2", "greater than 1".
-var approximateValue = regexp.MustCompile(`(?i)^(?:less than|more than|greater than|fewer than|about|approximately|around|roughly|nearly|over|under) [−-]?\d[\d.,]*$`)
+// as a bound, or a sum of money: "about 0.2", "greater than 1", "About
+// $18 trillion", "−$5 million".
+var approximateValue = regexp.MustCompile(`(?i)^(?:(?:less than|more than|greater than|fewer than|about|approximately|around|roughly|nearly|over|under) [−+-]?[$€£]?\d[\d.,]*(?: ?(?:thousand|million|billion|trillion|percent|%))?|[−+-]?[$€£]\d[\d.,]*(?: (?:thousand|million|billion|trillion))?)$`)
 
 // blank is a stretch of a sentence that a cloze question hides.
 type blank struct {
