@@ -184,6 +184,8 @@ func vagueDeed(deed []token.Token) bool {
 		switch w := strings.ToLower(t.Text); {
 		case w == "not" || w == "never" || w == "n't":
 			return true
+		case i == 0 && (w == "came" || w == "was") && i+1 < len(deed) && (deed[i+1].Text == "from" || deed[i+1].Text == "born"):
+			return true // "came from a wealthy New York family": a biography's detail
 		case (w == "many" || w == "some" || w == "most" || w == "much") && i+1 < len(deed) && deed[i+1].Text == "of":
 			return true
 		case w == "the" && i+1 < len(deed) && isCommonNoun(deed[i+1].Tag):

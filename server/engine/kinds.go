@@ -376,6 +376,12 @@ var institutionNouns = wordSet(`act acts bill law laws treaty war party circular
 	empire exposition affair campaign constitution charter council senate commission society league association
 	committee reaction fear reign assembly oath directory consulate era depression recession administration`)
 
+// definiteBefore reports whether the token before token i of s is
+// "the", or "the" and one adjective.
+func definiteBefore(s *sentence, i int) bool {
+	return i >= 1 && s.lower[i-1] == "the" || i >= 2 && s.lower[i-2] == "the" && (s.toks[i-1].Tag == "JJ" || s.toks[i-1].Tag == "NNP")
+}
+
 // personName reports whether a bold term is a person's name: two to
 // four capitalised words, with WordNet knowing the last as a person
 // ("Jane Addams") or the appositive that says who it is opening with a
@@ -599,6 +605,8 @@ func namedQuestion(s *sentence) (studyloop.Question, bool) {
 			text = "the" + text[len(first):]
 		case "that", "those", "such", "it", "they":
 			return studyloop.Question{}, false
+		case "any", "every", "each":
+			text = indefinite(strings.TrimSpace(text[len(first):])) // "Any molecule that … is called an antigen": what is a molecule that … called?
 		case "the":
 			if len(subject) <= 4 && participleBack(s, from+1) {
 				// "The unwound region": unwound where? The sentence before says.
@@ -910,7 +918,11 @@ func appositiveQuestion(s *sentence) (studyloop.Question, bool) {
 		if personName(term, answer) {
 			return statedQuestion("Who was "+term+"?", answer, s) // "Gifford Pinchot, the first chief of the Forest Service"
 		}
-		return statedQuestion("What is meant by "+theName(lowerFirstUnlessName(term, s.toks[i].Tag))+"?", answer, s)
+		name := theName(lowerFirstUnlessName(term, s.toks[i].Tag))
+		if name == term && startsLower(term) && definiteBefore(s, i) {
+			name = "the " + term // "the American **welfare state**, a system in which …"
+		}
+		return statedQuestion("What is meant by "+name+"?", answer, s)
 	}
 	return studyloop.Question{}, false
 }

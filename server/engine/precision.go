@@ -526,7 +526,7 @@ var (
 	elsewhere     = regexp.MustCompile(`(?i)\b(above|before|earlier|previous|previously|seen|same)\b`)
 	// pointer matches references to figures, tables, exercises, examples
 	// and the book's own parts, which a question cannot show.
-	pointer = regexp.MustCompile(`(?i)\b(fig(ure)?s?\.?\s*\(?\d|figures?\b|fig\.|tables? \(?\d|(the|this|following|above|below) (table|graph|diagram|chart|map|photo|photograph|image|illustration|picture|plot)s?\b|(this|the next|the previous|the following|the last|the present|our) (chapter|section|unit|lesson|module|lecture|book|text|episode|exercise|activity|paragraph|glossary|document|page|list|course)s?\b|that (chapter|section|unit|lesson|module|lecture|book|text|episode|exercise|activity|paragraph|glossary|document|page|list|course)\b|\beach entry\b|in this (chapter|section|unit|lesson|module|lecture|book|episode|part)|exercises?\b|example \d|problem \d|equation \(?\d|eq\. ?\(?\d|(shown|given|listed|illustrated|see|depicted) (above|below|here)|points? [A-Z]( and [A-Z])?\b|as follows|the following\b|in the (box|sidebar|margin)|you will (learn|see|study|explore|read)|we will (learn|see|study|explore|discuss|look))`)
+	pointer = regexp.MustCompile(`(?i)\b(fig(ure)?s?\.?\s*\(?\d|figures?\b|fig\.|tables? \(?\d|(the|this|following|above|below) (table|graph|diagram|chart|map|photo|photograph|image|illustration|picture|plot)s?\b|(this|the next|the previous|the following|the last|the present|our) (chapter|section|unit|lesson|module|lecture|book|text|episode|exercise|activity|paragraph|glossary|document|page|list|course)s?\b|that (chapter|section|unit|lesson|module|lecture|book|text|episode|exercise|activity|paragraph|glossary|document|page|list|course)\b|\beach entry\b|in this (chapter|section|unit|lesson|module|lecture|book|episode|part)|exercises?\b|example \d|problem \d|step \d|round \d|equation \(?\d|eq\. ?\(?\d|(shown|given|listed|illustrated|see|depicted) (above|below|here)|points? [A-Z]( and [A-Z])?\b|as follows|the following\b|in the (box|sidebar|margin)|you will (learn|see|study|explore|read)|we will (learn|see|study|explore|discuss|look))`)
 )
 
 // pointsElsewhere reports whether prompt points at a figure, table,
@@ -547,7 +547,7 @@ func pointsElsewhere(prompt string) bool {
 var pointerKeys = []string{"fig", "table", "graph", "diagram", "chart", "map", "photo", "image", "illustration", "picture",
 	"plot", "chapter", "section", "unit", "lesson", "module", "lecture", "book", "text", "episode", "exercise", "activit",
 	"paragraph", "part", "example", "problem", "equation", "eq.", "above", "below", "here", "follow", "box", "sidebar",
-	"margin", "you will", "we will", "point", "glossary", "document", "page", "list", "course", "entry"}
+	"margin", "you will", "we will", "point", "glossary", "document", "page", "list", "course", "entry", "step", "round"}
 
 // abbreviationLeak reports whether the prompt holds the answer's
 // abbreviation (answer "adenosine triphosphate", prompt with "ATP") or,

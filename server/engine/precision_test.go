@@ -73,6 +73,7 @@ func TestPrecisionChecks(t *testing.T) {
 		{"needs earlier sentence", cloze("In July 1790 it passed the _____, a law making priests officials of the state.", "Civil Constitution of the Clergy"), true},
 		{"needs earlier sentence", cloze("In July 1790 the Assembly passed the _____, a law making priests officials of the state.", "Civil Constitution of the Clergy"), false},
 		{"needs earlier sentence", cloze("By default it connects to _____; use --broker to connect elsewhere.", "localhost:7400"), true},
+		{"points at figure or chapter", shortAnswer("What is the number 10 in Step 5 called?", "money multiplier"), true},
 		{"needs earlier sentence", cloze("In words, the _____ of a process is equal to the heat absorbed at constant pressure.", "enthalpy change"), true},
 		{"needs earlier sentence", cloze("_____ — each action is started both locally and remotely, and whichever finishes first wins.", "dynamic"), true},
 		{"needs earlier sentence", cloze("_____ starts each action both locally and remotely, and whichever finishes first wins.", "dynamic mode"), false},
