@@ -262,7 +262,7 @@ var kindPhrase = regexp.MustCompile(` (?:is|are) (?:a |an |the |one )?(?:special
 
 // kindsOfAre matches "Several types of Y are X" and "Kinds of Y include
 // X": group 1 is the class, group 2 its kind.
-var kindsOfAre = regexp.MustCompile(`\b(?:types|kinds|forms|classes|sorts) of ([\p{L} -]{3,40}?) (?:are|include) ([\p{L}-]+(?: [\p{L}-]+){0,2})[ .,;]`)
+var kindsOfAre = regexp.MustCompile(`\b(?:types|kinds|forms|classes|sorts) of ([\p{L}-]+(?: [\p{L}-]+){0,3}?)(?: in [\p{L}-]+(?: [\p{L}-]+){0,2})?(?: are|:| include) ((?:[\p{L}-]+(?: [\p{L}-]+){0,2}, )*(?:and |or )?[\p{L}-]+(?: [\p{L}-]+){0,2})[ .,;]`)
 
 // listAre matches an enumeration that a sentence says is of one class:
 // "Dendritic cells, macrophages, and B cells are antigen-presenting
@@ -284,21 +284,33 @@ func kindStatements(lower string) []kindStatement {
 		out = append(out, kindStatement{before: before, after: after + " "})
 	}
 	for _, m := range kindsOfAre.FindAllStringSubmatch(lower, -1) {
-		out = append(out, kindStatement{before: m[2], after: m[1] + " "})
+		for _, item := range enumerated(m[2]) {
+			out = append(out, kindStatement{before: item, after: m[1] + " "})
+		}
 	}
 	for _, m := range suchAs.FindAllStringSubmatch(lower, -1) {
 		words := strings.Fields(m[1])
-		for _, item := range strings.Split(strings.NewReplacer(", and ", ", ", ", or ", ", ", " and ", ", ", " or ", ", ").Replace(m[2]), ", ") {
+		for _, item := range enumerated(m[2]) {
 			for k := 1; k <= len(words); k++ { // the class is the last words before "such as", however many
-				out = append(out, kindStatement{before: strings.TrimSpace(item), after: strings.Join(words[len(words)-k:], " ") + " "})
+				out = append(out, kindStatement{before: item, after: strings.Join(words[len(words)-k:], " ") + " "})
 			}
 		}
 	}
 	for _, m := range listAre.FindAllStringSubmatch(lower, -1) {
-		for _, item := range strings.Split(strings.NewReplacer(", and ", ", ", ", or ", ", ", " and ", ", ", " or ", ", ").Replace(m[1]), ", ") {
-			if item = strings.TrimSpace(item); item != "" {
-				out = append(out, kindStatement{before: item, after: m[2] + " "})
-			}
+		for _, item := range enumerated(m[1]) {
+			out = append(out, kindStatement{before: item, after: m[2] + " "})
+		}
+	}
+	return out
+}
+
+// enumerated splits an enumeration ("a, b, and c", "a or b") into its
+// items, as listItems does, and two joined by "and" too.
+func enumerated(list string) []string {
+	var out []string
+	for _, item := range strings.Split(strings.NewReplacer(", and ", ", ", ", or ", ", ", " and ", ", ", " or ", ", ").Replace(list), ", ") {
+		if item = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(item, "and "), "or ")); item != "" {
+			out = append(out, item)
 		}
 	}
 	return out
@@ -364,6 +376,13 @@ func (a *asker) withTermChoices(q studyloop.Question) studyloop.Question {
 	picked := a.termChoices(q)
 	if picked == nil {
 		return q
+	}
+	if strings.HasPrefix(q.Prompt, Blank) {
+		for i, p := range picked {
+			if first := firstWord(p); strings.ToLower(first[1:]) == first[1:] {
+				picked[i] = upperFirst(p) // every choice opens the sentence, as the answer does; "mRNA vaccines" keeps its case
+			}
+		}
 	}
 	q.Type = studyloop.QuestionMultipleChoice
 	q.Choices = shuffleIn(q.Prompt, q.Answer, picked)

@@ -683,7 +683,8 @@ func TestSuffixKinAndKindOf(t *testing.T) {
 	}
 	a = &asker{lex: lexicon.Default(), text: "Several types of leukocytes are phagocytes, cells that engulf pathogens. " +
 		"Dendritic cells, macrophages, and B cells are antigen-presenting cells. T cells mature in the thymus. " +
-		"Helper T cells activate antigen-presenting cells such as macrophages and dendritic cells."}
+		"Helper T cells activate antigen-presenting cells such as macrophages and dendritic cells. " +
+		"There are three main types of phagocytes in mammals: neutrophils, macrophages, and dendritic cells."}
 	kinds := []struct {
 		x, y string
 		want bool
@@ -695,6 +696,9 @@ func TestSuffixKinAndKindOf(t *testing.T) {
 		{"dendritic cells", "antigen-presenting cells", true},
 		{"T cells", "antigen-presenting cells", false},
 		{"helper T cells", "antigen-presenting cells", false},
+		{"dendritic cells", "phagocytes", true},
+		{"neutrophils", "phagocytes", true},
+		{"phagocytes", "neutrophils", false},
 	}
 	for _, tt := range kinds {
 		if got := a.kindOf(tt.x, tt.y); got != tt.want {
@@ -913,5 +917,36 @@ func TestChoiceShapes(t *testing.T) {
 		if got := gerundHeading(tt.phrase); got != tt.gerund {
 			t.Errorf("gerundHeading(%q) = %v, want %v", tt.phrase, got, tt.gerund)
 		}
+	}
+}
+
+// TestChoicesOpenTheSentence: where the blank opens the sentence every
+// choice is written as the sentence's first word, so that the answer does
+// not stand out by its capital; a name in mixed case keeps its case.
+func TestChoicesOpenTheSentence(t *testing.T) {
+	text := "# Vaccines\n\nVaccines prepare the immune system for a pathogen without the danger of the disease itself.\n\n" +
+		"**Inactivated vaccines** contain pathogens killed by heat or chemicals, such as the injected polio vaccine.\n\n" +
+		"**Attenuated vaccines** contain live pathogens weakened so that they cannot cause disease in healthy people.\n\n" +
+		"**Subunit vaccines** contain only selected antigens, such as a protein from the surface of the hepatitis B virus.\n\n" +
+		"**mRNA vaccines** deliver instructions that cells use to make a viral protein for a short time.\n\n" +
+		"**Toxoid vaccines** contain inactivated toxins rather than the bacteria that make them.\n"
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	for _, q := range ex.Questions {
+		if q.Type != studyloop.QuestionMultipleChoice || !strings.HasPrefix(q.Prompt, Blank) {
+			continue
+		}
+		asked++
+		for _, c := range q.Choices {
+			if startsLower(c) && !strings.HasPrefix(c, "mRNA") || strings.HasPrefix(c, "MRNA") {
+				t.Errorf("choice %q of %q", c, q.Prompt)
+			}
+		}
+	}
+	if asked == 0 {
+		t.Errorf("no multiple choice opening with the blank among %+v", ex.Questions)
 	}
 }

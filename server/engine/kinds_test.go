@@ -934,3 +934,22 @@ func TestBoldLabelsStillAsked(t *testing.T) {
 		t.Error("no questions")
 	}
 }
+
+// TestCellChoicesShareNoWord: a table's cell offered as a wrong choice
+// shares no word with the right one, which would make both partly right.
+func TestCellChoicesShareNoWord(t *testing.T) {
+	text := "# Leukocytes\n\nWhite blood cells defend the body in different ways, and each kind of white blood cell has a main function of its own.\n\n" +
+		"| Cell type | Main function |\n|---|---|\n| Neutrophil | Phagocytosis of bacteria |\n| Macrophage | Phagocytosis; cytokine release; antigen presentation |\n" +
+		"| Dendritic cell | Antigen capture and presentation |\n| Eosinophil | Defense against parasitic worms |\n| Basophil | Release of histamine |\n"
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range ex.Questions {
+		for _, c := range q.Choices {
+			if c != q.Answer && sharesStem(c, q.Answer, stemWord) {
+				t.Errorf("choice %q beside %q in %q", c, q.Answer, q.Prompt)
+			}
+		}
+	}
+}

@@ -2381,6 +2381,9 @@ func (a *asker) multipleChoice(u *unit, src clozeSource, n int) []studyloop.Ques
 			if f.kind != factCell && !a.sameKind(f, c) {
 				continue // "Python" (a language) among "pandas" (a package) and "class"
 			}
+			if f.kind == factCell && sharesStem(answer, v, a.stem) {
+				continue // "Phagocytosis of bacteria" beside "Phagocytosis; cytokine release": both partly right
+			}
 			if n, m := utf8.RuneCountInString(v), utf8.RuneCountInString(answer); n > 2*m+8 || m > 2*n+8 {
 				continue // of a like length, so the answer does not stand out
 			}
@@ -2476,8 +2479,19 @@ func headingCase(phrase string) bool {
 // package" (a library) is the kind "An open source Python package" (numpy)
 // is, not its rival.
 func (a *asker) sameKind(f, c fact) bool {
-	return c.group == f.group && !a.alphabetical(f.group) || a.rival(f.term, c.term) != notKin
+	return c.group == f.group && !a.alphabetical(f.group) && len(a.groups[f.group]) <= maxKindList || a.rival(f.term, c.term) != notKin
 }
+
+// sharesStem reports whether two phrases share a content word's stem.
+func sharesStem(x, y string, stem stemmer) bool {
+	ys := contentStems(y, stem)
+	return slices.ContainsFunc(contentStems(x, stem), func(st string) bool { return slices.Contains(ys, st) })
+}
+
+// maxKindList is the longest list whose terms are taken to be of one
+// kind: a chapter's key terms ("memory cell", "phagocytosis",
+// "secondary immune response") are not.
+const maxKindList = 8
 
 // alphabetical reports whether the terms of a group all start with one
 // letter, as a glossary's "A" section does: such a list is ordered by
