@@ -99,6 +99,9 @@ func yearQuestion(s *sentence) (studyloop.Question, bool) {
 		return studyloop.Question{}, false
 	}
 	clause, verb := e.clause, e.verb
+	if bareDefinite(clause) {
+		return studyloop.Question{}, false // "In what year did the justices first hear the case?": which case?
+	}
 	subject := joinTokens(s.text, clause[:verb])
 	if !namedInside(s.block.p.text, firstWord(subject)) {
 		subject = lowerFirstUnlessName(subject, clause[0].Tag)
@@ -188,18 +191,33 @@ func vagueDeed(deed []token.Token) bool {
 			return true // "came from a wealthy New York family": a biography's detail
 		case (w == "many" || w == "some" || w == "most" || w == "much") && i+1 < len(deed) && deed[i+1].Text == "of":
 			return true
-		case w == "the" && i+1 < len(deed) && isCommonNoun(deed[i+1].Tag):
-			if i+2 == len(deed) {
-				return true
-			}
-			next := deed[i+2]
-			if !isCommonNoun(next.Tag) && next.Tag != "NNP" && next.Tag != "POS" && next.Text != "of" {
-				return true
-			}
+		}
+	}
+	return bareDefinite(deed)
+}
+
+// bareDefinite reports whether toks name a thing by "the" and one common
+// noun, which only the sentence before identifies: "took the suit as a
+// personal insult", "before the fighting stopped". A noun a history has
+// one of ("the states") names it alone.
+func bareDefinite(toks []token.Token) bool {
+	for i, t := range toks {
+		if !strings.EqualFold(t.Text, "the") || i+1 >= len(toks) || !isCommonNoun(toks[i+1].Tag) || uniqueNouns[strings.ToLower(toks[i+1].Text)] {
+			continue
+		}
+		if i+2 == len(toks) {
+			return true
+		}
+		if next := toks[i+2]; !isCommonNoun(next.Tag) && next.Tag != "NNP" && next.Tag != "POS" && next.Text != "of" {
+			return true
 		}
 	}
 	return false
 }
+
+// uniqueNouns name with "the" alone what a history has one of: "sent
+// the amendment to the states".
+var uniqueNouns = wordSet(`states nation country government public people world economy union colonies constitution south north west east`)
 
 // isCommonNoun reports a common noun's tag, or a gerund's ("the
 // fighting").

@@ -759,7 +759,7 @@ func (a *asker) unaskedBlanks(s *sentence) []blank {
 		}
 		from, to := markSpan(s, sp)
 		term := s.text[from:to]
-		if a.genericMark(term) || labelTerm.MatchString(strings.TrimRight(term, ":")) {
+		if a.genericMark(term) || labelTerm.MatchString(strings.TrimRight(term, ":")) || clauseTerm(s.block.p.text[sp.Start:sp.End]) {
 			continue // "**Fix:** Add the file to …" labels, names nothing
 		}
 		// The author's bold says where the term ends better than the

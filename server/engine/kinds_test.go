@@ -806,13 +806,14 @@ func TestReferenceTablesAskWhatRowsAreFor(t *testing.T) {
 func TestLabelsNotTerms(t *testing.T) {
 	text := "# Troubleshooting\n\n## No workspace found\n\nThe tool looks for its workspace file in the current directory and in every directory above it before it gives up.\n\n" +
 		"**Cause:** You ran the tool outside a workspace, or the workspace file has a different name.\n\n" +
-		"**Fix:** Run the tool from inside the workspace, or create the workspace file at the root of the repository.\n"
+		"**Fix:** Run the tool from inside the workspace, or create the workspace file at the root of the repository.\n\n" +
+		"- **A second workspace goes further**: it nests one workspace inside another so that both build together.\n"
 	ex, err := mustOffline(t).Generate(context.Background(), "", text)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range ex.Questions {
-		if strings.Contains(q.Prompt+q.Answer, "Cause") || strings.Contains(q.Prompt+q.Answer, "Fix") {
+		if strings.Contains(q.Prompt+q.Answer, "Cause") || strings.Contains(q.Prompt+q.Answer, "Fix") || strings.Contains(q.Answer, "goes further") || strings.Contains(q.Prompt, "_____ goes further") {
 			t.Errorf("question %q (%q) of a label", q.Prompt, q.Answer)
 		}
 	}
@@ -828,6 +829,8 @@ func TestTablesNotAsked(t *testing.T) {
 		"| Class | Share of serum antibody | Main function |\n|---|---|---|\n| IgM | About 5–10% | First antibody secreted in a primary response |\n| IgG | About 75–80% | Crosses the placenta to protect the fetus |\n| IgA | 10–15% | Guards mucous membranes |\n\n" +
 		"| Assets | | Liabilities + net worth | |\n|---|---|---|---|\n| Reserves | $2.0 | Deposits | $20.0 |\n| Loans | $14.0 | Net worth | $1.5 |\n\n" +
 		"| Measure | Components | Approximate size |\n|---|---|---|\n| M1 | Currency and checkable deposits | About $18 trillion |\n| M2 | M1 plus small time deposits | About $21 trillion |\n\n" +
+		"| Stress | Direction of shift | Effect on K |\n|---|---|---|\n| Add a reactant | Right | None |\n| Increase temperature, exothermic reaction | Left | Decreases |\n| Remove a product | Right | None |\n\n" +
+		"| Age interval (years) | Number alive | Number dying |\n|---|---|---|\n| 0–1 | 1000 | 500 |\n| 1–2 | 500 | 200 |\n| 2–3 | 300 | 100 |\n\n" +
 		"| Feature | MHC class I | MHC class II |\n|---|---|---|\n| Cells that display it | Nearly all nucleated cells | Antigen-presenting cells |\n| Source of displayed peptides | Proteins made inside the cell | Material taken in from outside the cell |\n\n" +
 		"# Targets\n\nEvery target of the build tool accepts a few common attributes, which the build file sets beside the rule's own attributes.\n\n" +
 		"| Attribute | Type | Description |\n|---|---|---|\n| `name` | string | Name of the target, unique within the package. |\n| `deps` | list of labels | Targets this target depends on. |\n| `testonly` | bool | Only test targets may depend on this one. |\n"
@@ -840,7 +843,8 @@ func TestTablesNotAsked(t *testing.T) {
 		asked = append(asked, q.Prompt+" "+q.Answer)
 		if strings.Contains(q.Answer, "%") || strings.Contains(q.Prompt, "when the year") || strings.Contains(q.Prompt, "display it") ||
 			q.Answer == "string" || q.Answer == "list of labels" || strings.Contains(q.Prompt, "In the type") || strings.Contains(q.Prompt, "In the description") ||
-			strings.Contains(q.Answer, "$") || strings.Contains(strings.ToLower(q.Prompt), "net worth") {
+			strings.Contains(q.Answer, "$") || strings.Contains(strings.ToLower(q.Prompt), "net worth") ||
+			strings.Contains(q.Prompt, " of add ") || strings.Contains(q.Prompt, " of increase ") || q.Answer == "500" || q.Answer == "200" {
 			t.Errorf("question %q (%q)", q.Prompt, q.Answer)
 		}
 	}
@@ -950,6 +954,23 @@ func TestCellChoicesShareNoWord(t *testing.T) {
 			if c != q.Answer && sharesStem(c, q.Answer, stemWord) {
 				t.Errorf("choice %q beside %q in %q", c, q.Answer, q.Prompt)
 			}
+		}
+	}
+}
+
+// TestListedCodeNotBlanked: one code name of an enumeration of them is
+// no cloze: any of the others would be as right.
+func TestListedCodeNotBlanked(t *testing.T) {
+	text := "# Requests\n\nEvery request of the client takes a body in one of several forms, and the client encodes each form for the wire.\n\n" +
+		"Only one of `json`, `form`, `files`, and `content` may be passed to a single request. " +
+		"The client raises `ValueError` when a request is given two bodies at once, before anything is sent.\n"
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range ex.Questions {
+		if strings.HasPrefix(q.Prompt, "Only one of") {
+			t.Errorf("cloze %q (%q) of one item of a list of code names", q.Prompt, q.Answer)
 		}
 	}
 }

@@ -257,11 +257,30 @@ func termLine(p plain, termEnd int, kind factKind, group int) (fact, bool) {
 		first = firstSentence(rest) // "The term should not be confused with parameter. An argument is …"
 	}
 	def := ownDefinition(term, first)
-	if term == "" || def == "" || len(strings.Fields(term)) > 6 || len(strings.Fields(def)) < 2 || labelTerm.MatchString(term) || condition.MatchString(term) {
+	if term == "" || def == "" || len(strings.Fields(term)) > 6 || len(strings.Fields(def)) < 2 || labelTerm.MatchString(term) || condition.MatchString(term) || clauseTerm(term) {
 		return fact{}, false // "P above minimum ATC: the firm earns a profit" states a case, not a term
 	}
 	return fact{kind: kind, term: term, def: def, span: p.span(), group: group}, true
 }
+
+// clauseTerm reports whether a line's bold opening is a clause rather
+// than a term: "**A customs union goes further**: members drop …", "**The
+// request method is idempotent**: GET, HEAD, …".
+func clauseTerm(term string) bool {
+	words := strings.Fields(strings.ToLower(term))
+	if len(words) < 3 {
+		return false
+	}
+	for _, w := range words[1:] {
+		if clauseVerbs[strings.Trim(w, ".,;:")] {
+			return true
+		}
+	}
+	return false
+}
+
+// clauseVerbs are finite verbs a term does not hold.
+var clauseVerbs = wordSet(`is are was were goes go has have does do can cannot must should will may`)
 
 // caption matches a paragraph that opens with a figure's or a table's
 // number: "Figure 12.1 Garden pea plants …", "Table 16.1 The

@@ -1184,6 +1184,12 @@ func (a *asker) askableCells(u *unit) map[studyloop.Span]bool {
 		if transposed(f) && columnPronoun.MatchString(f.term) {
 			continue // "Cells that display it": "it" is the column's, which the question cannot say
 		}
+		if verbLed(a.lex, f.term) || strings.HasPrefix(strings.ToLower(f.term), "increase ") || strings.HasPrefix(strings.ToLower(f.term), "decrease ") || strings.HasPrefix(strings.ToLower(f.term), "add ") || strings.HasPrefix(strings.ToLower(f.term), "remove ") {
+			continue // "Add a reactant | Shifts right": a row named by an action, which "of" cannot ask
+		}
+		if rangeKey.MatchString(strings.TrimSpace(f.term)) && wholeNumber.MatchString(strings.TrimSpace(f.def)) {
+			continue // "When the age interval is 0–1, what is the number dying?" 500: a life table's data
+		}
 		if measuredValue(f.term) && !strings.Contains(strings.TrimSpace(f.term), " ") {
 			continue // "What is the typical use when the value of R is 8.314?": a row named by a constant's value is data
 		}
@@ -1424,6 +1430,9 @@ var rangeKey = regexp.MustCompile(`(?i)^(?:(?:less than|more than|greater than|f
 // lymphocytes)".
 var percentValue = regexp.MustCompile(`(?i)^(?:(?:about|approximately|around|roughly|nearly|less than|more than|over|under) )?[−-]?\d[\d.,]*\s?(?:[–-]\s?\d[\d.,]*\s?)?%`)
 
+// wholeNumber matches a cell that is a number alone: "500", "1,000".
+var wholeNumber = regexp.MustCompile(`^[−-]?\d[\d,.]*$`)
+
 // approximateValue matches a table's cell that gives a number roughly or
 // as a bound, or a sum of money: "about 0.2", "greater than 1", "About
 // $18 trillion", "−$5 million".
@@ -1609,7 +1618,7 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 			if s.span().End <= a.firstMark {
 				break // the chapter's opening, before the first term it marks, introduces
 			}
-			if a.boldStudy && !boldBlank(s, b) {
+			if a.boldStudy && !boldBlank(s, b) || b.code && listedCode(s, b) {
 				continue
 			}
 			q := studyloop.Question{
@@ -1640,11 +1649,25 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 // bold there.
 func boldBlank(s *sentence, b blank) bool {
 	for _, sp := range s.block.p.bold {
-		if sp.Start < s.start+b.to && sp.End > s.start+b.from {
+		if sp.Start < s.start+b.to && sp.End > s.start+b.from && !clauseTerm(s.block.p.text[sp.Start:sp.End]) {
 			return true
 		}
 	}
 	return false
+}
+
+// listedCode reports whether the code blank b of s is one item of an
+// enumeration of code names ("GET, HEAD, OPTIONS, PUT, DELETE, or
+// TRACE"): any of them would be as right.
+func listedCode(s *sentence, b blank) bool {
+	n := 0
+	for _, sp := range s.block.p.code {
+		if sp.Start >= s.start && sp.End <= s.start+len(s.text) {
+			n++
+		}
+	}
+	before := strings.TrimRight(s.text[:b.from], " `")
+	return n >= 3 && (strings.HasSuffix(before, ",") || strings.HasSuffix(before, " or") || strings.HasSuffix(before, " and"))
 }
 
 // unfitBlank reports whether blank b of s fails one of the checks every

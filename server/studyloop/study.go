@@ -86,9 +86,10 @@ type Question struct {
 }
 
 // NamedBy reports whether a topic's title would give q's answer away if
-// shown with it, or hint at it: a word of the answer of five letters or
-// more shares its stem with one of the title's ("The Inflammatory
-// Response" over "inflammation"), the title holds the answer or one of its alternatives
+// shown with it, or hint at it: a word of the answer of four letters or
+// more shares its stem with one of the title's or ends one ("The
+// Inflammatory Response" over "inflammation", "Connection Pooling" over
+// "pool", "MockTransport" over "transport"), the title holds the answer or one of its alternatives
 // ("Afterload" over "What is the term for the tension …?"), the answer's
 // last word ("How Monopolies Form" over "natural monopoly") or a word of
 // a proper name ("The Whig Opposition" over "Whig Party"), or every word
@@ -112,9 +113,9 @@ func (q Question) NamedBy(title string) bool {
 			}
 		}
 	}
-	for _, a := range answer {
-		if len(a) >= 5 && !titleFillers[a] && slices.ContainsFunc(words, func(w string) bool { return sharedStem(a, w) }) {
-			return true // "The Adaptive Immune Response" over "adaptive immunity", "Federal Action under Hoover" over "Hoovervilles"
+	for _, a := range strings.FieldsFunc(strings.ToLower(q.Answer), func(r rune) bool { return notWordRune(r) || r == '-' }) {
+		if len(a) >= 4 && !titleFillers[a] && slices.ContainsFunc(words, func(w string) bool { return sharedStem(a, w) || len(a) >= 5 && strings.HasSuffix(w, a) }) {
+			return true // "The Adaptive Immune Response" over "adaptive immunity", "Federal Action under Hoover" over "Hoovervilles", "Testing with MockTransport" over "transport"
 		}
 	}
 	named := 0
@@ -157,13 +158,16 @@ func sameWord(a, b string) bool {
 	return a == b || len(a) >= 4 && strings.HasPrefix(b, a) && len(b)-len(a) <= 2
 }
 
-// sharedStem reports whether a and b open alike for five letters or more
-// and three quarters of the shorter: "immune" and "immunity",
+// sharedStem reports whether a and b open alike for four letters or more
+// and three quarters of the shorter: "pool" and "pooling", "immune" and "immunity",
 // "inflammatory" and "inflammation", "Hoover" and "Hoovervilles".
 func sharedStem(a, b string) bool {
 	n := 0
 	for n < len(a) && n < len(b) && a[n] == b[n] {
 		n++
+	}
+	if n == 4 {
+		return max(len(a), len(b)) <= 7 // "pool" and "pooling", not "cell" and "cellulose"
 	}
 	return n >= 5 && 4*n >= 3*min(len(a), len(b))
 }

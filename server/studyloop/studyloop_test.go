@@ -100,6 +100,10 @@ func TestQuestionNamedBy(t *testing.T) {
 		{"Federal Action under Hoover", Question{Answer: "Hoovervilles"}, true},
 		{"Liquidity and the Definition of Money", Question{Answer: "liquid"}, true},
 		{"Liquidity and the Definition of Money", Question{Answer: "bank run"}, false},
+		{"Connection Pooling", Question{Answer: "pool"}, true},
+		{"Testing with MockTransport", Question{Answer: "transport"}, true},
+		{"The r/K Selection Model", Question{Answer: "K-selection"}, true},
+		{"Cell Division", Question{Answer: "cellulose"}, false},
 		{"Heart Muscle", Question{Answer: "ventricular muscle"}, true},
 	}
 	for _, tt := range tests {
