@@ -198,6 +198,8 @@ func TestShortAnswerKeepsArticle(t *testing.T) {
 		{"Price elasticity is the ratio between the percentage change in the quantity demanded and the percentage change in price.", "What is price elasticity?"},
 		{"Interphase is the period between divisions, during which the cell grows; interphase is the longest part of the cycle.", "What is interphase?"},
 		{"The key is the difference between the nominal value and the real value of a price.", ""}, // the key to what?
+		{"Aircraft manufacturing is an extreme example: developing a new jetliner can cost billions of dollars.", ""},
+		{"A lichen is a partnership between a fungus and a photosynthetic alga, and the fungi that form mycorrhizae help plant roots absorb water.", "What is a lichen?"},
 		{"The new money is the $90,000 in additional deposits created by lending to the customers.", ""},
 		{"Specific heat is an intensive property and is characteristic of the substance it measures.", ""},
 		{"An extreme case is a liquidity trap, in which people hoard money and lower rates fail to raise spending.", ""},

@@ -172,6 +172,9 @@ func whyQuestion(s *sentence) (studyloop.Question, bool) {
 	if main[len(main)-1].Text == "," {
 		main = main[:len(main)-1]
 	}
+	if last := main[len(main)-1]; last.Tag == "RB" && len(main) > 2 && main[len(main)-2].Text == "," {
+		main = main[:len(main)-2] // "…, simply because …": the adverb goes with the cause
+	}
 	// A phrase before the subject ("For a monopolist, marginal revenue is
 	// less than price because …") goes to the question's end.
 	setting := ""
@@ -376,6 +379,10 @@ var institutionNouns = wordSet(`act acts bill law laws treaty war party circular
 	empire exposition affair campaign constitution charter council senate commission society league association
 	committee reaction fear reign assembly oath directory consulate era depression recession administration`)
 
+// possessivePronoun matches "its" or "their" in an answer about a
+// person: whose, only the sentence before says.
+var possessivePronoun = regexp.MustCompile(`\b(?:its|their)\b`)
+
 // definiteBefore reports whether the token before token i of s is
 // "the", or "the" and one adjective.
 func definiteBefore(s *sentence, i int) bool {
@@ -563,6 +570,9 @@ func namedQuestion(s *sentence) (studyloop.Question, bool) {
 		return studyloop.Question{}, false
 	}
 	term = strings.TrimSpace(abbreviationInBrackets.ReplaceAllString(term, "")) // the aliases offer "CR" beside "conditioned response"
+	if s.lower[0] == "one" && s.lower[1] == "of" {
+		return studyloop.Question{}, false // "One of the central tools of demography is the life table": which of them?
+	}
 
 	v := s.lower[be]
 	var prompt string
@@ -916,6 +926,12 @@ func appositiveQuestion(s *sentence) (studyloop.Question, bool) {
 			continue // "scalawags, an old word for worthless livestock", "a grid devised by … Punnett" tell where the name or the thing came from
 		}
 		if personName(term, answer) {
+			if possessivePronoun.MatchString(answer) {
+				continue // "a veteran NAACP organizer who served as its first executive director": whose? The sentence before says
+			}
+			if len(strings.Fields(answer)) < 5 && !strings.ContainsAny(answer, ",") && !slices.ContainsFunc(strings.Fields(answer), func(w string) bool { return w == "of" || w == "who" || w == "to" || w == "that" }) {
+				continue // "Rosa Parks, a forty-two-year-old seamstress": an age and a job, not who she was to the story
+			}
 			return statedQuestion("Who was "+term+"?", answer, s) // "Gifford Pinchot, the first chief of the Forest Service"
 		}
 		name := theName(lowerFirstUnlessName(term, s.toks[i].Tag))

@@ -207,6 +207,9 @@ func needsContext(prompt string) bool {
 		strings.Contains(lower, "the other ") && otherOfCount.MatchString(lower) {
 		return true // "A week later Louis ordered the other two _____ …"
 	}
+	if strings.HasPrefix(p, "To ") && purposeOfThe.MatchString(p) {
+		return true // "To head off the protest, Roosevelt issued …": which protest?
+	}
 	if datedPronoun.MatchString(p) || adverbPronoun.MatchString(p) {
 		return true // "In July 1790 it passed …": what passed? "By default it connects to …": what does?
 	}
@@ -280,7 +283,7 @@ var laterOrdinals = wordSet(`second third fourth fifth sixth seventh eighth nint
 // relationalNouns name a thing only with what it belongs to: opening a
 // sentence as "the output" or "the contribution" without an "of", they
 // lean on what came before.
-var relationalNouns = wordSet(`output outputs result results contribution contributions answer answers outcome outcomes
+var relationalNouns = wordSet(`exception exceptions output outputs result results contribution contributions answer answers outcome outcomes
 	difference differences effect effects value values solution solutions remainder ratio sum total product quotient
 	change changes increase decrease rest figure figures calculation calculations derivation equation equations
 	expression expressions component components terms factor factors step steps procedure method approach
@@ -315,6 +318,10 @@ var otherOfCount = regexp.MustCompile(`\bthe other (two|three|four|five|six)\b`)
 // spring of 1793 they controlled …". What the pronoun stands for was
 // named before.
 var datedPronoun = regexp.MustCompile(`^(?:In|On|By|During|After|Before|Around|Until|From|Later in) (?:(?:early|late|mid|the|spring|summer|fall|autumn|winter|of|January|February|March|April|May|June|July|August|September|October|November|December|\d{1,4}s?),? ){1,4}(?:it|they|he|she) `)
+
+// purposeOfThe matches a sentence opened by a purpose that names its
+// object by "the" and one noun: "To head off the protest, …".
+var purposeOfThe = regexp.MustCompile(`^To (?:[a-z]+ ){1,2}the [a-z]+,`)
 
 // adverbPronoun matches a sentence that opens with an adverb or a
 // phrase of manner or time and goes on with a pronoun as its subject:
@@ -708,7 +715,7 @@ var differentia = wordSet(`that which who whose whom where when of in on for wit
 
 // nonGenus open answers that name no kind of thing: "the same", "the most
 // important", "one of the reasons".
-var nonGenus = regexp.MustCompile(`(?i)^(the|a|an) (same|case|most|only|first|key|main|best|result|reason|way|one|idea|fact|point|problem|question|answer|thing|part|basis|subject|topic|focus|goal|aim|purpose|opposite|reverse|lot|little|few|bit|good|great|very|whole|rest|end|start|beginning)\b|^(a|an) number\b|^one (of|and)\b`)
+var nonGenus = regexp.MustCompile(`(?i)^(the|a|an) (?:[\p{L}-]+ )?(?:example|instance|illustration)\b|^(the|a|an) (same|case|most|only|first|key|main|best|result|reason|way|one|idea|fact|point|problem|question|answer|thing|part|basis|subject|topic|focus|goal|aim|purpose|opposite|reverse|lot|little|few|bit|good|great|very|whole|rest|end|start|beginning)\b|^(a|an) number\b|^one (of|and)\b`)
 
 // secondClause matches an answer that goes on to state something else
 // ("the sugary flavor and the conditioned response is ..."): an example,

@@ -1063,6 +1063,11 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 		}
 	}
 	answer := strings.TrimSpace(bracketed.ReplaceAllString(citation.ReplaceAllString(s.text[s.toks[yFrom].Start:s.toks[yTo-1].End()], ""), ""))
+	for _, next := range []string{", and the ", ", and a ", ", and an ", ", but "} {
+		if kind, _, ok := strings.Cut(answer, next); ok && len(strings.Fields(kind)) >= 4 {
+			answer = kind // "a partnership between a fungus and an alga, and the fungi that form mycorrhizae help …": the rest is another statement
+		}
+	}
 	if kind, _, ok := strings.Cut(answer, ", which "); ok && len(strings.Fields(kind)) >= 5 {
 		answer = kind // "the force of the contraction of the heart muscle, which controls SV, and …": the rest is not the definition
 	}
