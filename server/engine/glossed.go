@@ -304,6 +304,10 @@ func kindStatements(lower string) []kindStatement {
 	return out
 }
 
+// quantifiedItem open an enumeration's item that names a share of a
+// class rather than a kind of it.
+var quantifiedItem = wordSet(`most some many all several other these those such including`)
+
 // enumerated splits an enumeration ("a, b, and c", "a or b") into its
 // items, as listItems does, and two joined by "and" too.
 func enumerated(list string) []string {
@@ -357,10 +361,16 @@ func (a *asker) findLists(units []*unit) {
 // that its items name; byStem finds the terms by their stems.
 func (a *asker) listTerms(items []string, id int, byStem map[string][]int) {
 	for _, it := range items {
+		if quantifiedItem[strings.ToLower(firstWord(it))] {
+			continue // "Most species, including humans, oak trees, …": a whole class and its examples, not kinds side by side
+		}
 		key := stemKey(it, a.stem)
 		for _, st := range strings.Fields(key) {
 			for _, i := range byStem[st] {
 				m := &a.marks[i]
+				if len(key) < len(m.key) && !strings.Contains(key, " "+a.stem(m.head)+" ") {
+					continue // "species" in a list names "pioneer species", not "species dispersion patterns"
+				}
 				if keysOverlap(key, m.key) && !slices.Contains(m.lists, id) {
 					m.lists = append(m.lists, id)
 				}

@@ -950,3 +950,31 @@ func TestChoicesOpenTheSentence(t *testing.T) {
 		t.Errorf("no multiple choice opening with the blank among %+v", ex.Questions)
 	}
 }
+
+// TestListsNameKinds: a term stands beside another as a wrong choice by a
+// list only where the list names it by its head ("species" for "pioneer
+// species", not for "species dispersion patterns"), and not by a list of
+// a class's examples ("Most species, including humans, oak trees, …").
+func TestListsNameKinds(t *testing.T) {
+	text := "# Communities\n\nCommunities change as species arrive, compete, and leave over many years of succession in every habitat.\n\n" +
+		"**Pioneer species** are the first organisms to colonize bare rock after a disturbance.\n\n" +
+		"**Keystone species** have an effect on their community far larger than their abundance would suggest.\n\n" +
+		"**Foundation species** have the largest influence on overall community structure by shaping the habitat.\n\n" +
+		"**Species dispersion patterns** describe how the individuals of a population are spaced across their habitat.\n\n" +
+		"Most species, including humans, oak trees, and most birds, reproduce repeatedly over their lifetimes. " +
+		"Oak trees live for centuries. Oak trees drop acorns every autumn.\n"
+	ex, err := mustOffline(t).Generate(context.Background(), "", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range ex.Questions {
+		if !strings.HasSuffix(strings.ToLower(q.Answer), " species") {
+			continue
+		}
+		for _, c := range q.Choices {
+			if l := strings.ToLower(c); l == "oak trees" || l == "species dispersion patterns" {
+				t.Errorf("choice %q beside %q", c, q.Answer)
+			}
+		}
+	}
+}
