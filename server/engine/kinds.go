@@ -303,6 +303,9 @@ func presentStem(v string) (string, bool) {
 // merchants, lawyers, and officials;" ends after "officials", not after
 // "merchants". It returns where the list ends, or k.
 func listEnd(s *sentence, k int) int {
+	if k+3 < len(s.toks) && k > 0 && s.toks[k-1].Tag == "NNP" && s.toks[k+1].Tag == "NNP" && s.toks[k+2].Text == "," && strings.HasPrefix(s.toks[k+3].Tag, "VB") {
+		return k + 2 // "a Catholic priest in Royal Oak, Michigan, reached": a place and its state, then the sentence's verb
+	}
 	items := 0
 	for m := k + 1; m < len(s.toks) && m <= k+12; m++ {
 		t := s.toks[m]
@@ -316,6 +319,17 @@ func listEnd(s *sentence, k int) int {
 				case next.Text == "," || next.Text == ";" || next.Text == "." || next.Text == ":":
 					if n > m+1 {
 						return n
+					}
+					return k
+				case n > m+1 && (next.Tag == "WDT" || next.Tag == "WP" || next.Tag == "MD" || next.Text == "that"):
+					// "cells, tissues, organs, and soluble molecules that
+					// protect the body", "businesses, charities, and local
+					// governments should cooperate …": the list goes on
+					// into its clause, to the clause's end.
+					for e := n + 1; e < len(s.toks) && e <= n+25; e++ {
+						if t := s.toks[e].Text; t == "," || t == ";" || t == "." {
+							return e
+						}
 					}
 					return k
 				case !strings.HasPrefix(next.Tag, "NN") && !strings.HasPrefix(next.Tag, "JJ"):

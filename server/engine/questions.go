@@ -129,7 +129,8 @@ type asker struct {
 	boldStudy bool
 	// reference reports documentation, a study with referenceCodeSpans
 	// code spans or more: its tables are settings, flags and platforms to
-	// look up, asked only for what a row is for (describingColumns).
+	// look up, and are not asked. Readers rated even "What is the
+	// description of --quiet?" weak: the name says it.
 	reference bool
 	// marks are the study's bold terms, the wrong choices of questions
 	// that ask for one.
@@ -1183,8 +1184,8 @@ func (a *asker) askableCells(u *unit) map[studyloop.Span]bool {
 		if (measuredValue(f.def) || approximateValue.MatchString(strings.TrimSpace(f.def))) && !participleColumn(f.attr) {
 			continue // "What is the pKa of hydrofluoric acid?" 3.17, "approximate elasticity" "about 0.2": a value to look up, not to learn
 		}
-		if a.reference && !describingColumns[strings.ToLower(strings.TrimSpace(f.attr))] {
-			continue // "What is the memory reserved of medium?", "What is the minimum version of Windows?"
+		if a.reference {
+			continue // "What is the minimum version of Windows?", "What is the description of --quiet?": read off the table or the name
 		}
 		if transposed(f) && columnPronoun.MatchString(f.term) {
 			continue // "Cells that display it": "it" is the column's, which the question cannot say
@@ -1335,10 +1336,6 @@ func (a *asker) cellPrompt(f fact) string {
 
 // referenceCodeSpans is how many code spans make a study documentation.
 const referenceCodeSpans = 20
-
-// describingColumns head the columns of a reference table that say what
-// a row is or does.
-var describingColumns = wordSet(`description meaning purpose use effect function role`)
 
 // codeSpans counts the code spans of units' prose.
 func codeSpans(units []*unit) int {
