@@ -243,8 +243,11 @@ func objectPronoun(words []string) bool {
 		if prepositions[strings.Trim(words[k-1], ",;:")] {
 			continue // "of it", "to them": a pronoun checked by the other rules
 		}
-		if k+1 == len(words) || verbParticles[strings.Trim(words[k+1], ",;:.")] {
+		if k+1 == len(words) {
 			return true
+		}
+		if next := strings.Trim(words[k+1], ",;:."); verbParticles[next] || conjunctionsAfter[next] {
+			return true // "sends it back", "The Fed uses it when …"
 		}
 	}
 	return false
@@ -254,6 +257,8 @@ func objectPronoun(words []string) bool {
 var (
 	prepositions  = wordSet(`of to in into for with on from by about at as than`)
 	verbParticles = wordSet(`back to in into from out up down on off with through over away as at for`)
+	// conjunctionsAfter open a clause after an object: "uses it when …".
+	conjunctionsAfter = wordSet(`when whenever if because after before until unless once while`)
 )
 
 // orderedWithoutWhole reports whether words hold "the" and an ordinal
@@ -417,7 +422,7 @@ func pointsBack(p string) bool {
 }
 
 var (
-	backOpener   = regexp.MustCompile(`(?i)^(in (that|this|such a|either|each) cases?|for (example|instance)|as a result|in turn|in addition|in particular|in fact|in contrast|by contrast|in comparison|by comparison|at this point|at that point|at the same time|in response|on the other hand|for this reason|to allow for this|in this way|in (?:other )?words|that is)\b|^to (?:tell|see|find out|decide|know) which,`)
+	backOpener   = regexp.MustCompile(`(?i)^(in (that|this|such a|either|each) cases?|for (example|instance)|as a result|in turn|in addition|in particular|in fact|in contrast|by contrast|in comparison|by comparison|at this point|at that point|at the same time|in response|on the other hand|for this reason|to allow for this|in this way|in (?:other )?words|that is|everything else|all else)\b|^to (?:tell|see|find out|decide|know) which,`)
 	themselves   = regexp.MustCompile(`\bthemselves\b`)
 	bareThis     = regexp.MustCompile(`\bthis[,.;]`)
 	closingAside = regexp.MustCompile(`\([a-z]+(?: [a-z]+)?\)\.?$`)
