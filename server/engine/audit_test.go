@@ -198,6 +198,7 @@ func TestShortAnswerKeepsArticle(t *testing.T) {
 		{"Price elasticity is the ratio between the percentage change in the quantity demanded and the percentage change in price.", "What is price elasticity?"},
 		{"Interphase is the period between divisions, during which the cell grows; interphase is the longest part of the cycle.", "What is interphase?"},
 		{"The key is the difference between the nominal value and the real value of a price.", ""}, // the key to what?
+		{"A useful analogy is a pair of towns linked by a busy bridge across a wide river.", ""},
 		{"Aircraft manufacturing is an extreme example: developing a new jetliner can cost billions of dollars.", ""},
 		{"A lichen is a partnership between a fungus and a photosynthetic alga, and the fungi that form mycorrhizae help plant roots absorb water.", "What is a lichen?"},
 		{"The new money is the $90,000 in additional deposits created by lending to the customers.", ""},

@@ -332,15 +332,15 @@ func listEnd(s *sentence, k int) int {
 						}
 					}
 					return k
-				case !strings.HasPrefix(next.Tag, "NN") && !strings.HasPrefix(next.Tag, "JJ"):
+				case !strings.HasPrefix(next.Tag, "NN") && !strings.HasPrefix(next.Tag, "JJ") && next.Tag != "DT":
 					return k
 				}
 			}
 			return k
 		case t.Text == ",":
 			items++
-		case !strings.HasPrefix(t.Tag, "NN") && !strings.HasPrefix(t.Tag, "JJ"):
-			return k
+		case !strings.HasPrefix(t.Tag, "NN") && !strings.HasPrefix(t.Tag, "JJ") && t.Tag != "DT":
+			return k // "SNCC, CORE, the NAACP, and the SCLC": an item may take "the"
 		}
 	}
 	return k

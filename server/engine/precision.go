@@ -1106,8 +1106,26 @@ func answerWordInPrompt(q studyloop.Question, stem stemmer, tags sentenceTagger)
 		if utf8.RuneCountInString(w) < 4 || isStopWord(w) {
 			continue
 		}
+		if r, _ := utf8.DecodeRuneInString(words[i]); unicode.IsUpper(r) && namedInPrompt(q.Prompt, w) {
+			return true // "named for Henry Walter Bates" beside "Batesian mimicry"
+		}
 		if st := stem(w); st != "" && prompt[st] && (lexicon.Default().Count(w) < commonWordCount || modifiesInPrompt(q.Prompt, st, stem, tags)) {
 			return true // "Baroreceptor firing sets off the _____", "… usually shortened to specific heat" for "specific heat capacity"
+		}
+	}
+	return false
+}
+
+// namedInPrompt reports whether a prompt that says whom something is
+// named for ("named for Henry Walter Bates") holds a capitalised word of
+// four letters or more that begins the answer's word w ("batesian").
+func namedInPrompt(prompt, w string) bool {
+	if !strings.Contains(prompt, "named ") && !strings.Contains(prompt, "honor") {
+		return false // only where the prompt says whose name it is
+	}
+	for _, p := range strings.FieldsFunc(prompt, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if r, _ := utf8.DecodeRuneInString(p); unicode.IsUpper(r) && len(p) >= 4 && len(p) < len(w) && strings.HasPrefix(w, strings.ToLower(p)) {
+			return true
 		}
 	}
 	return false

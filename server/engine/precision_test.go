@@ -244,6 +244,8 @@ func TestPrecisionChecks(t *testing.T) {
 		// Part of the answer shows in the prompt.
 		{"answer word in prompt", cloze("Baroreceptor firing sets off the _____.", "baroreceptor reflex"), true},
 		{"answer word in prompt", cloze("Stretch receptors in the atria set off the _____.", "Bainbridge reflex"), false},
+		{"answer word in prompt", cloze("In _____, named for the naturalist Henry Walter Bates, a harmless species imitates a harmful one.", "Batesian mimicry"), true},
+		{"answer word in prompt", cloze("Members of Congress from the South signed the declaration better known as the _____.", "Southern Manifesto"), false},
 		{"answer word in prompt", cloze("The quantity of heat required to raise the temperature of an object by 1 degree is its _____.", "heat capacity"), false},
 		{"answer word in prompt", cloze("To compare substances, chemists use _____, usually shortened to specific heat.", "specific heat capacity"), true},
 		{"answer word in prompt", cloze("Of the two DNA strands, the template is the so-called _____.", "antisense strand"), false},

@@ -1094,7 +1094,7 @@ func definitionSentence(s *sentence) (studyloop.Question, bool) {
 
 // placeholderNouns head a subject that names no thing of its own: "An
 // extreme case is …", "One example is …".
-var placeholderNouns = wordSet(`case cases example examples instance instances thing things situation situations way ways option options possibility possibilities alternative alternatives`)
+var placeholderNouns = wordSet(`case cases example examples instance instances thing things situation situations way ways option options possibility possibilities alternative alternatives analogy analogies comparison illustration`)
 
 // singularHead reports whether the noun phrase that toks open ends in a
 // singular noun: "unit" of "unit of parallelism", not "bonds that form".
