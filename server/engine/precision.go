@@ -207,6 +207,14 @@ func needsContext(prompt string) bool {
 		strings.Contains(lower, "the other ") && otherOfCount.MatchString(lower) {
 		return true // "A week later Louis ordered the other two _____ …"
 	}
+	if strings.Contains(lower, "'s ") || strings.Contains(lower, "’s ") {
+		for _, m := range theOwner.FindAllStringSubmatchIndex(lower, -1) {
+			noun := lower[m[2]:m[3]]
+			if (institutionNouns[noun] || ownerNouns[noun]) && !said(lower[:m[0]], noun) && !strings.Contains(lower[:m[0]], Blank) {
+				return true // "Much of the organization's early work …": which organization? ("The _____ was founded …, the party's best showing" names it)
+			}
+		}
+	}
 	if strings.HasPrefix(p, "To ") && purposeOfThe.MatchString(p) {
 		return true // "To head off the protest, Roosevelt issued …": which protest?
 	}
@@ -323,6 +331,14 @@ var otherOfCount = regexp.MustCompile(`\bthe other (two|three|four|five|six)\b`)
 // spring of 1793 they controlled …". What the pronoun stands for was
 // named before.
 var datedPronoun = regexp.MustCompile(`^(?:In|On|By|During|After|Before|Around|Until|From|Later in) (?:(?:early|late|mid|the|spring|summer|fall|autumn|winter|of|January|February|March|April|May|June|July|August|September|October|November|December|\d{1,4}s?),? ){1,4}(?:it|they|he|she) `)
+
+// theOwner matches "the" and one noun in the possessive: "the
+// organization's".
+var theOwner = regexp.MustCompile(`\bthe ([a-z]+)(?:'s|’s) `)
+
+// ownerNouns are nouns of a group or a place that, owning something
+// after "the" alone, name one the sentence before named.
+var ownerNouns = wordSet(`group organization city town region county agency`)
 
 // purposeOfThe matches a sentence opened by a purpose that names its
 // object by "the" and one noun: "To head off the protest, …".

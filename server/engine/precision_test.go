@@ -75,6 +75,8 @@ func TestPrecisionChecks(t *testing.T) {
 		{"needs earlier sentence", cloze("By default it connects to _____; use --broker to connect elsewhere.", "localhost:7400"), true},
 		{"points at figure or chapter", shortAnswer("What is the number 10 in Step 5 called?", "money multiplier"), true},
 		{"needs earlier sentence", cloze("The exception is _____ together with files, which produces a single multipart body.", "form"), true},
+		{"needs earlier sentence", cloze("Much of the organization's early work was carried out by _____, a veteran organizer.", "Ella Baker"), true},
+		{"needs earlier sentence", cloze("Much of the body's heat is lost through the _____.", "skin"), false},
 		{"needs earlier sentence", cloze("The Fed uses it when the economy is in a recession and output is below _____.", "potential GDP"), true},
 		{"needs earlier sentence", cloze("Everything else, including the container and the air, makes up the _____.", "surroundings"), true},
 		{"needs earlier sentence", cloze("To head off the protest, Roosevelt created the _____ to investigate complaints.", "Fair Employment Practice Committee"), true},
