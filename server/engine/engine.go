@@ -139,6 +139,12 @@ func (g *Offline) Generate(ctx context.Context, title, text string) (studyloop.E
 	for _, st := range contentStems(b.title, ask.stem) {
 		ask.titleStems[st] = true
 	}
+	ask.subjectStems = map[string]bool{}
+	if len(b.topicList) > 0 {
+		for _, st := range contentStems(b.topicList[0].Title, ask.stem) {
+			ask.subjectStems[st] = true // the first heading names what the material is about
+		}
+	}
 	ask.markListed(keyTerms)
 	for _, u := range b.units {
 		if err := ask.ask(ctx, u); err != nil {

@@ -725,6 +725,21 @@ func TestNamesTheStudy(t *testing.T) {
 			t.Errorf("namesTheStudy(%q, %q) = %v, want %v", tt.prompt, tt.answer, got, tt.want)
 		}
 	}
+	// Documentation names its product in its first heading: the product
+	// is no blank anywhere, and "What is Halyard?" is its selling line.
+	docs := &asker{stem: stemWord, titleStems: map[string]bool{}, subjectStems: map[string]bool{}, reference: true}
+	for _, st := range contentStems("Halyard HTTP Client", stemWord) {
+		docs.subjectStems[st] = true
+	}
+	if !docs.namesTheStudy(studyloop.Question{Type: studyloop.QuestionCloze, Prompt: "_____ is an HTTP client library for Python.", Answer: "Halyard"}) {
+		t.Error("the documented product is blanked")
+	}
+	if docs.namesTheStudy(studyloop.Question{Type: studyloop.QuestionCloze, Prompt: "Each client keeps a _____ of open connections.", Answer: "pool"}) {
+		t.Error("a term of the documentation counts as its product")
+	}
+	if !docs.productBlurb(studyloop.Question{Type: studyloop.QuestionShortAnswer, Prompt: "What is Halyard?", Answer: "a fast HTTP client"}) {
+		t.Error("the product's selling line is asked")
+	}
 }
 
 func TestDescribePrompt(t *testing.T) {

@@ -1189,7 +1189,54 @@ func guessable(q studyloop.Question) bool {
 	if centuryAnswer.MatchString(a) && yearInPrompt.MatchString(q.Prompt) {
 		return true
 	}
-	return cognateInPrompt(q)
+	return cognateInPrompt(q) || identifierInPrompt(q)
+}
+
+// identifierInPrompt reports whether the answer is a code identifier
+// ("AsyncClient", "retry_on_status") one of whose parts of four letters or
+// more opens a word of the prompt ("async code", "retryable"): the name
+// is read off the prompt.
+func identifierInPrompt(q studyloop.Question) bool {
+	a := strings.TrimSpace(q.Answer)
+	if strings.ContainsAny(a, " ") || !strings.ContainsAny(a, "_.") && !interiorCapital(a) {
+		return false
+	}
+	var parts []string
+	start := 0
+	for i, r := range a {
+		if r == '_' || r == '.' || r == '-' || i > start && unicode.IsUpper(r) {
+			parts = append(parts, a[start:i])
+			start = i
+			if r == '_' || r == '.' || r == '-' {
+				start = i + 1
+			}
+		}
+	}
+	parts = append(parts, a[start:])
+	prompt := strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(q.Prompt, Blank, " ")), func(r rune) bool { return !unicode.IsLetter(r) })
+	for _, part := range parts {
+		part = strings.ToLower(part)
+		if len(part) < 4 || isStopWord(part) {
+			continue
+		}
+		for _, w := range prompt {
+			if strings.HasPrefix(w, part) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// interiorCapital reports whether s has a capital letter after its first
+// letter, as CamelCase names do.
+func interiorCapital(s string) bool {
+	for i, r := range s {
+		if i > 0 && unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // cognateInPrompt reports whether a word of the prompt shares a long run of

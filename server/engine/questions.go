@@ -79,6 +79,8 @@ type asker struct {
 	// titleStems are the stems of the study's title's content words: a
 	// one-word answer among them is what the whole study is about.
 	titleStems map[string]bool
+	// subjectStems are the stems of the material's first heading.
+	subjectStems map[string]bool
 	lower      string // text lower-cased, once needed (lowerText)
 	opts       Options
 	seen       *dedup
@@ -510,12 +512,15 @@ var meantBy = regexp.MustCompile(`^,? (?:is|was|we mean|I mean)\b`)
 // is or does ("_____ is anything that takes up space"): asked in passing,
 // it is the guess any student makes, the subject of the whole text.
 func (a *asker) namesTheStudy(q studyloop.Question) bool {
-	if len(a.titleStems) == 0 || !strings.Contains(q.Prompt, Blank) {
+	if len(a.titleStems)+len(a.subjectStems) == 0 || !strings.Contains(q.Prompt, Blank) {
 		return false
 	}
 	words := contentStems(q.Answer, a.stem)
-	if len(words) == 0 || len(words) > 3 || slices.ContainsFunc(words, func(st string) bool { return !a.titleStems[st] }) {
+	if len(words) == 0 || len(words) > 3 || slices.ContainsFunc(words, func(st string) bool { return !a.titleStems[st] && !(a.reference && a.subjectStems[st]) }) {
 		return false // "immune system" in "The Immune System", "monetary policy" in "Money, Banking, and Monetary Policy"
+	}
+	if a.reference {
+		return true // "_____ is an HTTP client library for Python": the documented product, in any sentence
 	}
 	before, rest, _ := strings.Cut(q.Prompt, Blank)
 	if before == "By " && meantBy.MatchString(rest) || before == "In " && strings.HasPrefix(rest, ",") {
@@ -891,11 +896,23 @@ func (a *asker) shortAnswers(u *unit, n int) []studyloop.Question {
 		if len(out) >= n {
 			break
 		}
-		if q, ok := definitionSentence(s); ok {
+		if q, ok := definitionSentence(s); ok && !a.productBlurb(q) {
 			out = append(out, q)
 		}
 	}
 	return out
+}
+
+// productBlurb reports whether q asks documentation what the documented
+// thing itself is ("What is Halyard?" "a fast, friendly HTTP client for
+// …"): its introduction's selling line, which readers rated weak.
+func (a *asker) productBlurb(q studyloop.Question) bool {
+	m := askedAbout.FindStringSubmatch(q.Prompt)
+	if !a.reference || m == nil {
+		return false
+	}
+	stems := contentStems(m[1]+m[2], a.stem)
+	return len(stems) > 0 && !slices.ContainsFunc(stems, func(st string) bool { return !a.titleStems[st] && !a.subjectStems[st] })
 }
 
 // recallable reports whether a glossary definition makes a fair answer to
