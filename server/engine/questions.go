@@ -81,12 +81,12 @@ type asker struct {
 	titleStems map[string]bool
 	// subjectStems are the stems of the material's first heading.
 	subjectStems map[string]bool
-	lower      string // text lower-cased, once needed (lowerText)
-	opts       Options
-	seen       *dedup
-	pool       map[string][]phrase // study-wide distractors by class, best first
-	groups     map[int][]fact      // facts of each group with distinct terms (or cell values)
-	terms      []fact              // every defined term of the study (no table cells), in order
+	lower        string // text lower-cased, once needed (lowerText)
+	opts         Options
+	seen         *dedup
+	pool         map[string][]phrase // study-wide distractors by class, best first
+	groups       map[int][]fact      // facts of each group with distinct terms (or cell values)
+	terms        []fact              // every defined term of the study (no table cells), in order
 	// termKeys are the stem keys of the study's terms of several words.
 	termKeys map[string]bool
 	// units counts the topics each keyphrase occurs in, of unitCount.
