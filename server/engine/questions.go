@@ -961,8 +961,10 @@ func circular(f fact) bool {
 	return false
 }
 
-// maxRecalledWords bounds a definition a student is asked to give.
-const maxRecalledWords = 22
+// maxRecalledWords bounds a definition a student is asked to give: a
+// reader rated glossary answers of 19 to 22 words too long to recall; a
+// longer definition is asked the other way, for its term.
+const maxRecalledWords = 16
 
 // askDefinition asks for the definition def of a glossary's term: "What
 // does it mean to vectorize?" for "To write code ...", and otherwise
