@@ -905,9 +905,9 @@ func TestRecallable(t *testing.T) {
 		want bool
 	}{
 		{fact{term: "Charles's law", def: "at constant pressure, the volume of a gas is directly proportional to its absolute temperature"}, true},
-		{fact{term: "Charles's law", def: "If a heated gas is kept at constant pressure, the container must expand"}, false},                                                    // explains, does not state
-		{fact{term: "ATP", def: "the cell's energy currency"}, false},                                                                                                           // an acronym alone
-		{fact{term: "hash table", def: "A data structure that allows items to be looked up by value, by computing an index from the value itself and storing it there"}, false}, // too long to recall
+		{fact{term: "Charles's law", def: "If a heated gas is kept at constant pressure, the container must expand"}, false},                // explains, does not state
+		{fact{term: "ATP", def: "the cell's energy currency"}, false},                                                                       // an acronym alone
+		{fact{term: "hash table", def: "A data structure that allows items to be looked up by value by computing an index from it"}, false}, // too long to recall
 	}
 	for _, tt := range tests {
 		if got := recallable(tt.f); got != tt.want {
