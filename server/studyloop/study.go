@@ -97,6 +97,9 @@ type Question struct {
 // "termination of translation").
 func (q Question) NamedBy(title string) bool {
 	words := strings.FieldsFunc(strings.ToLower(title), notWordRune)
+	if len(words) == 1 && utf8.RuneCountInString(words[0]) == 1 && strings.HasPrefix(strings.ToLower(strings.TrimSpace(q.Answer)), words[0]) {
+		return true // a glossary's letter, "X" over "XML"
+	}
 	for _, a := range append([]string{q.Answer}, q.Alternatives...) {
 		if a := strings.FieldsFunc(strings.ToLower(a), notWordRune); len(a) > 0 && holdsRun(words, a) {
 			return true

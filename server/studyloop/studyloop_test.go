@@ -100,6 +100,8 @@ func TestQuestionNamedBy(t *testing.T) {
 		{"Federal Action under Hoover", Question{Answer: "Hoovervilles"}, true},
 		{"Liquidity and the Definition of Money", Question{Answer: "liquid"}, true},
 		{"Liquidity and the Definition of Money", Question{Answer: "bank run"}, false},
+		{"X", Question{Answer: "XML"}, true},
+		{"X", Question{Answer: "YAML"}, false},
 		{"Connection Pooling", Question{Answer: "pool"}, true},
 		{"Testing with MockTransport", Question{Answer: "transport"}, true},
 		{"The r/K Selection Model", Question{Answer: "K-selection"}, true},
