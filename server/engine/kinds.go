@@ -949,7 +949,7 @@ func appositiveQuestion(s *sentence) (studyloop.Question, bool) {
 			return statedQuestion("Who was "+term+"?", answer, s) // "Gifford Pinchot, the first chief of the Forest Service"
 		}
 		name := theName(lowerFirstUnlessName(term, s.toks[i].Tag))
-		if name == term && startsLower(term) && definiteBefore(s, i) {
+		if name == term && definiteBefore(s, i) {
 			name = "the " + term // "the American **welfare state**, a system in which …"
 		}
 		return statedQuestion("What is meant by "+name+"?", answer, s)

@@ -28,7 +28,7 @@ func (c PrecisionCheck) Fails(q studyloop.Question) bool { return c.fails(q, tag
 // PrecisionChecks are the checks, in the order CheckQuestion applies them.
 var PrecisionChecks = []PrecisionCheck{
 	{"needs earlier sentence", func(q studyloop.Question, tags sentenceTagger) bool {
-		return needsContext(q.Prompt) || bareQuantifier(q.Prompt, tags)
+		return needsContext(q.Prompt) || bareQuantifier(q.Prompt, tags) || pastOfThe(q.Prompt, tags)
 	}},
 	{"points at figure or chapter", func(q studyloop.Question, _ sentenceTagger) bool { return pointsElsewhere(q.Prompt) }},
 	{"abbreviation leak", func(q studyloop.Question, _ sentenceTagger) bool { return abbreviationLeak(q) }},
@@ -87,6 +87,23 @@ func bareQuantifier(prompt string, tags sentenceTagger) bool {
 		return true // "Many exit …": "many" counts, so a singular after it is a verb the tagger took for a noun
 	}
 	return false
+}
+
+// pastOfThe reports a prompt that opens with "The" and one noun doing
+// something in the past: "The decision earned Roosevelt a reputation",
+// "The election confirmed …". Which decision, the sentence before said; a
+// thing in general is told of in the present ("The heart pumps …").
+func pastOfThe(prompt string, tags sentenceTagger) bool {
+	p := dropLeadInConnective(prompt)
+	if !strings.HasPrefix(p, "The ") || strings.Contains(p, ". ") {
+		return false // a prompt asked after its lead-in carries what "the" points at
+	}
+	noun, rest, _ := strings.Cut(p[len("The "):], " ")
+	if noun == Blank || uniqueNouns[strings.ToLower(noun)] || !startsLower(noun) || !strings.HasSuffix(firstWord(rest), "ed") {
+		return false // a cheap test first: most prompts have no past verb in third place
+	}
+	toks := tags(strings.ReplaceAll(p, Blank, "it"))
+	return len(toks) > 2 && (toks[1].Tag == "NN" || toks[1].Tag == "NNS") && toks[2].Tag == "VBD"
 }
 
 // countingQuantifiers go with plural nouns only.
