@@ -153,6 +153,7 @@ func (g *Offline) Generate(ctx context.Context, title, text string) (studyloop.E
 	}
 	ask.coverMarks(ctx, b.units)
 	ask.coverListed(ctx, keyTerms, b.units)
+	ask.coverUsedMarks(ctx, b.units)
 	if len(ask.out) == 0 && ask.boldStudy {
 		// Bold terms none of whose sentences can be asked (a notebook's
 		// bold labels): the terms where they are used again are better

@@ -675,6 +675,34 @@ func (a *asker) coverMarks(ctx context.Context, units []*unit) {
 	}
 }
 
+// coverUsedMarks asks, in a bold study, for each bold term that no
+// question asks yet, one cloze where the term is used again: a
+// chapter's term is better asked there than not at all, though such
+// clozes fit other terms more often than those of a bold occurrence.
+func (a *asker) coverUsedMarks(ctx context.Context, units []*unit) {
+	if !a.boldStudy {
+		return
+	}
+	a.boldStudy = false
+	a.coverOnly = func(answer string) bool {
+		key := answerKey(answer)
+		return a.marked[stemKey(answer, a.stem)] && a.asked[key] == 0 && !a.defined[key]
+	}
+	defer func() { a.boldStudy, a.coverOnly = true, nil }()
+	for _, u := range units {
+		if ctx.Err() != nil {
+			return
+		}
+		src := a.rankSentences(u, minClozeTokens)
+		for _, q := range a.clozes(u, src, len(src.sents), minClozeContext, false) {
+			if a.coverOnly(q.Answer) {
+				q.Topic = u.topic
+				a.accept(q)
+			}
+		}
+	}
+}
+
 // coverListed asks, from its definition in the chapter's key-terms list,
 // for each listed term that no question asks yet, in the topic that first
 // names it: "Which term matches this description: the rate of

@@ -129,6 +129,9 @@ type asker struct {
 	// of several that fit: readers rated those clozes a third useful,
 	// the bold ones four in five.
 	boldStudy bool
+	// coverOnly, while not nil, holds clozes to the answers it accepts:
+	// the bold terms no question asks yet (coverUsedMarks).
+	coverOnly func(answer string) bool
 	// reference reports documentation, a study with referenceCodeSpans
 	// code spans or more: its tables are settings, flags and platforms to
 	// look up, and are not asked. Readers rated even "What is the
@@ -1639,7 +1642,7 @@ func (a *asker) clozes(u *unit, src clozeSource, n, minContext int, withChoices 
 			if s.span().End <= a.firstMark {
 				break // the chapter's opening, before the first term it marks, introduces
 			}
-			if a.boldStudy && !boldBlank(s, b) || b.code && listedCode(s, b) {
+			if a.boldStudy && !boldBlank(s, b) || b.code && listedCode(s, b) || a.coverOnly != nil && !a.coverOnly(s.text[b.from:b.to]) {
 				continue
 			}
 			q := studyloop.Question{
