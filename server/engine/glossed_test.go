@@ -978,3 +978,23 @@ func TestListsNameKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestTermLines: a bold "term: definition" line drops the term's article
+// ("**A key**" defines "key") and is no definition where it only lists
+// values ("**A type**: boolean, string, number, or json").
+func TestTermLines(t *testing.T) {
+	text := "# Flags\n\n- **A key**: an immutable, URL-safe identifier used in code\n- **A type**: boolean, string, number, or json\n- **A variation**: one of the values a flag can return\n"
+	sections, err := parseMarkdown(context.Background(), mustOffline(t).md, []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var terms []string
+	for _, s := range sections {
+		for _, f := range s.facts {
+			terms = append(terms, f.term)
+		}
+	}
+	if want := []string{"key", "variation"}; !slices.Equal(terms, want) {
+		t.Errorf("terms %q, want %q", terms, want)
+	}
+}

@@ -229,6 +229,9 @@ func (w *walker) paragraph(p plain, list int) {
 func termLine(p plain, termEnd int, kind factKind, group int) (fact, bool) {
 	term := strings.TrimSpace(p.text[:termEnd])
 	term = strings.TrimRight(term, ":")
+	if first, rest, ok := strings.Cut(term, " "); ok && (first == "A" || first == "An" || first == "The") && startsLower(rest) {
+		term = rest // "**A key**: an immutable identifier …" defines "key"
+	}
 	rest := p.text[termEnd:]
 	trimmed := strings.TrimLeft(rest, " \t")
 	// A gloss between term and separator ("**ribosome** (Spanish:
@@ -257,11 +260,15 @@ func termLine(p plain, termEnd int, kind factKind, group int) (fact, bool) {
 		first = firstSentence(rest) // "The term should not be confused with parameter. An argument is …"
 	}
 	def := ownDefinition(term, first)
-	if term == "" || def == "" || len(strings.Fields(term)) > 6 || len(strings.Fields(def)) < 2 || labelTerm.MatchString(term) || condition.MatchString(term) || clauseTerm(term) {
+	if term == "" || def == "" || len(strings.Fields(term)) > 6 || len(strings.Fields(def)) < 2 || labelTerm.MatchString(term) || condition.MatchString(term) || clauseTerm(term) || valueList.MatchString(def) {
 		return fact{}, false // "P above minimum ATC: the firm earns a profit" states a case, not a term
 	}
 	return fact{kind: kind, term: term, def: def, span: p.span(), group: group}, true
 }
+
+// valueList matches a "definition" that only lists values: "boolean,
+// string, number, or json".
+var valueList = regexp.MustCompile(`^[\p{L}\p{N}_-]+(?:, [\p{L}\p{N}_-]+)*,? (?:or|and) [\p{L}\p{N}_-]+\.?$`)
 
 // clauseTerm reports whether a line's bold opening is a clause rather
 // than a term: "**A customs union goes further**: members drop …", "**The
