@@ -28,7 +28,7 @@ func (c PrecisionCheck) Fails(q studyloop.Question) bool { return c.fails(q, tag
 // PrecisionChecks are the checks, in the order CheckQuestion applies them.
 var PrecisionChecks = []PrecisionCheck{
 	{"needs earlier sentence", func(q studyloop.Question, tags sentenceTagger) bool {
-		return needsContext(q.Prompt) || bareQuantifier(q.Prompt, tags) || pastOfThe(q.Prompt, tags)
+		return needsContext(q.Prompt) || bareQuantifier(q.Prompt, tags) || pastOfThe(q.Prompt, tags) || itemFragment(q, tags)
 	}},
 	{"points at figure or chapter", func(q studyloop.Question, _ sentenceTagger) bool { return pointsElsewhere(q.Prompt) }},
 	{"abbreviation leak", func(q studyloop.Question, _ sentenceTagger) bool { return abbreviationLeak(q) }},
@@ -87,6 +87,32 @@ func bareQuantifier(prompt string, tags sentenceTagger) bool {
 		return true // "Many exit …": "many" counts, so a singular after it is a verb the tagger took for a noun
 	}
 	return false
+}
+
+// itemFragment reports a cloze that opens with its blank and a relative
+// clause and has no verb of its own outside it: a list item's
+// "**Experiments** that serve different variations to randomized
+// groups". What it is, the list's lead said.
+func itemFragment(q studyloop.Question, tags sentenceTagger) bool {
+	rest, ok := strings.CutPrefix(q.Prompt, Blank+" ")
+	if !ok {
+		return false
+	}
+	if next := strings.ToLower(firstWord(rest)); next != "that" && next != "which" && next != "who" {
+		return false // a cheap test first
+	}
+	toks := tags(strings.Replace(q.Prompt, Blank, q.Answer, 1))
+	finite := 0
+	for _, t := range toks {
+		if t.Start < len(q.Answer) {
+			continue // the answer's own words ("lists" taken for a verb)
+		}
+		switch t.Tag {
+		case "VBZ", "VBP", "VBD", "MD":
+			finite++
+		}
+	}
+	return finite <= 1
 }
 
 // pastOfThe reports a prompt that opens with "The" and one noun doing

@@ -81,6 +81,8 @@ func TestPrecisionChecks(t *testing.T) {
 		{"needs earlier sentence", cloze("The decision earned Roosevelt a reputation as a _____.", "trustbuster"), true},
 		{"needs earlier sentence", cloze("The heart pumps blood through the _____.", "aorta"), false},
 		{"needs earlier sentence", cloze("The Supreme Court ordered the breakup of the _____ in 1911.", "Standard Oil Company"), false},
+		{"needs earlier sentence", cloze("_____ that serve different variations to randomized groups and compare outcomes.", "Experiments"), true},
+		{"needs earlier sentence", cloze("_____ that bind a specific antigen are secreted by plasma cells.", "Antibodies"), false},
 		{"needs earlier sentence", cloze("Much of the organization's early work was carried out by _____, a veteran organizer.", "Ella Baker"), true},
 		{"needs earlier sentence", cloze("Much of the body's heat is lost through the _____.", "skin"), false},
 		{"needs earlier sentence", cloze("The Fed uses it when the economy is in a recession and output is below _____.", "potential GDP"), true},
