@@ -1212,7 +1212,7 @@ func (a *asker) askableCells(u *unit) map[studyloop.Span]bool {
 		if transposed(f) && columnPronoun.MatchString(f.term) {
 			continue // "Cells that display it": "it" is the column's, which the question cannot say
 		}
-		if verbLed(a.lex, f.term) || strings.HasPrefix(strings.ToLower(f.term), "increase ") || strings.HasPrefix(strings.ToLower(f.term), "decrease ") || strings.HasPrefix(strings.ToLower(f.term), "add ") || strings.HasPrefix(strings.ToLower(f.term), "remove ") {
+		if verbLed(a.lex, f.term) || actionVerbs[strings.ToLower(firstWord(f.term))] && strings.Contains(f.term, " ") {
 			continue // "Add a reactant | Shifts right": a row named by an action, which "of" cannot ask
 		}
 		if rangeKey.MatchString(strings.TrimSpace(f.term)) && wholeNumber.MatchString(strings.TrimSpace(f.def)) {
@@ -1453,6 +1453,11 @@ var rangeKey = regexp.MustCompile(`(?i)^(?:(?:less than|more than|greater than|f
 // them, roughly given or not: "0%", "−1%", "About 75–80%", "5–15% (of
 // lymphocytes)".
 var percentValue = regexp.MustCompile(`(?i)^(?:(?:about|approximately|around|roughly|nearly|less than|more than|over|under) )?[−-]?\d[\d.,]*\s?(?:[–-]\s?\d[\d.,]*\s?)?%`)
+
+// actionVerbs open a table's row named by what is done rather than by a
+// thing ("Add a reactant", "Increase temperature"), words WordNet also
+// knows as nouns.
+var actionVerbs = wordSet(`increase decrease add remove`)
 
 // wholeNumber matches a cell that is a number alone: "500", "1,000".
 var wholeNumber = regexp.MustCompile(`^[−-]?\d[\d,.]*$`)
